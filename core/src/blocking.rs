@@ -1,0 +1,94 @@
+//! The blocking client: the same operations for threads, WSGI servers and Java callers.
+
+use std::future::Future;
+
+use tokio::runtime::{Handle, Runtime};
+
+use crate::client::Client;
+use crate::config::ClientConfig;
+use crate::error::{Result, SikaError};
+use crate::models::{Bank, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
+
+/// Blocking Sika client. Owns one multi-thread Tokio runtime for its whole life (never one
+/// per call) and is safe to share between threads: calls from many threads run at once over
+/// one connection pool.
+pub struct BlockingClient {
+    client: Client,
+    runtime: Option<Runtime>,
+}
+
+impl BlockingClient {
+    /// Creates a client and its runtime; fails with `Configuration` on a bad setting.
+    pub fn new(config: ClientConfig) -> Result<Self> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("sika-blocking")
+            .enable_all()
+            .build()
+            .map_err(|e| SikaError::configuration(format!("cannot start the client's runtime: {e}")))?;
+        let client = {
+            let _entered = runtime.enter();
+            Client::new(config)?
+        };
+        Ok(Self { client, runtime: Some(runtime) })
+    }
+
+    /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
+    pub fn from_env() -> Result<Self> {
+        Self::new(ClientConfig::from_env()?)
+    }
+
+    /// See [`Client::list_mobile_money_providers`].
+    pub fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
+        self.run(self.client.list_mobile_money_providers(country))
+    }
+
+    /// See [`Client::list_banks`].
+    pub fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
+        self.run(self.client.list_banks(country))
+    }
+
+    /// See [`Client::verify_transaction`].
+    pub fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
+        self.run(self.client.verify_transaction(reference))
+    }
+
+    /// See [`Client::initiate_charge`].
+    pub fn initiate_charge(&self, request: &ChargeRequest) -> Result<ChargeResponse> {
+        self.run(self.client.initiate_charge(request))
+    }
+
+    /// The async client sharing this client's connection pool and cache.
+    pub fn async_client(&self) -> &Client {
+        &self.client
+    }
+
+    fn run<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
+        // Blocking inside an async runtime would stall (or, in Tokio, panic): say so instead.
+        if Handle::try_current().is_ok() {
+            return Err(SikaError::configuration(
+                "BlockingClient was called from inside an async runtime; use the async Client there",
+            ));
+        }
+        match &self.runtime {
+            Some(runtime) => runtime.block_on(call),
+            None => Err(SikaError::configuration("the client has been shut down")),
+        }
+    }
+}
+
+impl Drop for BlockingClient {
+    fn drop(&mut self) {
+        // `shutdown_background` never blocks, so dropping the client is safe anywhere,
+        // including from inside another runtime (a plain drop would panic there).
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl std::fmt::Debug for BlockingClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockingClient").field("client", &self.client).finish()
+    }
+}

@@ -1,0 +1,168 @@
+//! The async client.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use url::Url;
+
+use crate::bank_cache::BankCache;
+use crate::config::ClientConfig;
+use crate::decode;
+use crate::error::{Result, SikaError};
+use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
+use crate::secret::SecretKey;
+use crate::transport::{Reply, Transport};
+use crate::validation;
+
+/// Everything but RFC 3986's unreserved characters is encoded, so a reference is always
+/// exactly one path segment (`a/b` -> `a%2Fb`, `?x` -> `%3Fx`, `%2F` -> `%252F`).
+const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// The async Sika client. Cheap to clone; clones share one connection pool and bank cache.
+/// Safe to use from many tasks at once. Needs a Tokio runtime to run its futures.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    transport: Transport,
+    base_url: Url,
+    secret_key: SecretKey,
+    bank_cache: BankCache,
+}
+
+impl Client {
+    /// Creates a client; fails with `Configuration` on a bad setting.
+    pub fn new(config: ClientConfig) -> Result<Self> {
+        let base_url = config.validate()?;
+        let transport = Transport::new(&config, &base_url)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                transport,
+                base_url,
+                bank_cache: BankCache::new(Duration::from_secs(config.bank_cache_ttl_seconds)),
+                secret_key: config.secret_key,
+            }),
+        })
+    }
+
+    /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
+    pub fn from_env() -> Result<Self> {
+        Self::new(ClientConfig::from_env()?)
+    }
+
+    /// Lists the mobile money providers of a country (`GH`, `KE`, `UG`, `TZ`; any case).
+    /// `None` sends no country, and the service answers for Ghana.
+    pub async fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
+        let url = self.list_url("mobile-money-providers", country)?;
+        self.scrubbed(async {
+            let reply = self.inner.transport.get(url).await?;
+            with_retry_after(&reply, decode::providers_response(reply.status, &reply.body))
+        })
+        .await
+    }
+
+    /// Lists the banks of a country (`GH`, `NG`, `KE`, `UG`, `TZ`; any case). `None` sends no
+    /// country, and the service answers for Nigeria. Served from the cache while fresh.
+    pub async fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
+        let url = self.list_url("bank", country)?;
+        let cache_key = url.query().unwrap_or_default().to_owned();
+        self.scrubbed(self.inner.bank_cache.get_or_fetch(&cache_key, async {
+            let reply = self.inner.transport.get(url).await?;
+            with_retry_after(&reply, decode::banks_response(reply.status, &reply.body))
+        }))
+        .await
+    }
+
+    /// Verifies a transaction by your reference. Check `status`: only `Successful` is paid.
+    pub async fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
+        validation::reference(reference)?;
+        let url = self.endpoint(&["transaction", "verify", reference]);
+        self.scrubbed(async {
+            let reply = self.inner.transport.get(url).await?;
+            with_retry_after(&reply, decode::transaction_response(reply.status, &reply.body))
+        })
+        .await
+    }
+
+    /// Starts a mobile money charge (`payment_type = mobile_money`). The customer then gets a
+    /// USSD prompt; verify the reference (or wait for the webhook) to learn the outcome.
+    /// Sent once, never retried.
+    pub async fn initiate_charge(&self, request: &ChargeRequest) -> Result<ChargeResponse> {
+        let currency = validation::charge(request)?;
+        let body = ChargeBody {
+            amount: &request.amount,
+            email: &request.email,
+            phone_number: &request.phone_number,
+            reference: &request.reference,
+            currency: &currency,
+            payment_type: "mobile_money",
+            provider: &request.provider,
+            callback_url: request.callback_url.as_deref(),
+        };
+        let body = serde_json::to_vec(&body)
+            .map_err(|e| SikaError::invalid_input("charge", format!("cannot be encoded: {e}")))?;
+        let url = self.endpoint(&["charge"]);
+        self.scrubbed(async {
+            let reply = self.inner.transport.post_json(url, body).await?;
+            with_retry_after(&reply, decode::charge_response(reply.status, &reply.body))
+        })
+        .await
+    }
+
+    fn list_url(&self, path: &str, country: Option<&str>) -> Result<Url> {
+        let country = country.map(validation::country_code).transpose()?;
+        let mut url = self.endpoint(&[path]);
+        if let Some(country) = country {
+            url.query_pairs_mut().append_pair("country", &country);
+        }
+        Ok(url)
+    }
+
+    /// The base URL with `segments` appended, each encoded as exactly one path segment.
+    fn endpoint(&self, segments: &[&str]) -> Url {
+        let mut url = self.inner.base_url.clone();
+        let mut path = url.path().trim_end_matches('/').to_owned();
+        for segment in segments {
+            path.push('/');
+            path.extend(utf8_percent_encode(segment, PATH_SEGMENT));
+        }
+        url.set_path(&path);
+        url
+    }
+
+    /// Runs a call and removes the key from any text its error carries: the one place where
+    /// outside text (server messages, transport errors) becomes a public error.
+    async fn scrubbed<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
+        call.await.map_err(|error| scrub(error, &self.inner.secret_key))
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("base_url", &self.inner.base_url.as_str()).finish_non_exhaustive()
+    }
+}
+
+/// Fills in `Retry-After` on a rate-limit error from the reply's header.
+fn with_retry_after<T>(reply: &Reply, result: Result<T>) -> Result<T> {
+    result.map_err(|error| match error {
+        SikaError::RateLimited { retry_after_seconds: None } => {
+            SikaError::RateLimited { retry_after_seconds: reply.retry_after_seconds }
+        }
+        other => other,
+    })
+}
+
+fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
+    match error {
+        SikaError::Api { http_status, message } => SikaError::Api { http_status, message: key.scrub(&message) },
+        SikaError::Network { reason } => SikaError::Network { reason: key.scrub(&reason) },
+        SikaError::UnexpectedResponse { http_status, reason } => {
+            SikaError::UnexpectedResponse { http_status, reason: key.scrub(&reason) }
+        }
+        other => other,
+    }
+}

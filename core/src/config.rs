@@ -1,0 +1,173 @@
+//! Client configuration and its checks.
+
+use std::net::IpAddr;
+
+use url::{Host, Url};
+
+use crate::error::{Result, SikaError};
+use crate::secret::SecretKey;
+
+/// Settings of a [`Client`](crate::Client) or [`BlockingClient`](crate::BlockingClient).
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// The merchant's secret key (`Authorization: Bearer <key>`). Server-side only.
+    pub secret_key: SecretKey,
+    /// The service's base address. Must be `https://`, except a loopback host (the sandbox).
+    pub base_url: String,
+    /// Budget for one whole call, retries and backoff included. Default 30 000 ms.
+    pub timeout_ms: u64,
+    /// Budget for opening one connection. Default 10 000 ms.
+    pub connect_timeout_ms: u64,
+    /// Retries of a read (GET) after a connection error, 5xx or 429. Default 2. A charge is never retried.
+    pub max_retries: u32,
+    /// How long a country's bank list is reused. Default 3600 s; 0 turns the cache off.
+    pub bank_cache_ttl_seconds: u64,
+    /// Appended to the `User-Agent` (`sika/<version> <suffix>`), to name your application.
+    pub user_agent_suffix: Option<String>,
+}
+
+impl ClientConfig {
+    /// Default for [`timeout_ms`](Self::timeout_ms).
+    pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+    /// Default for [`connect_timeout_ms`](Self::connect_timeout_ms).
+    pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 10_000;
+    /// Default for [`max_retries`](Self::max_retries).
+    pub const DEFAULT_MAX_RETRIES: u32 = 2;
+    /// Default for [`bank_cache_ttl_seconds`](Self::bank_cache_ttl_seconds).
+    pub const DEFAULT_BANK_CACHE_TTL_SECONDS: u64 = 3600;
+
+    /// A configuration with every default.
+    pub fn new(secret_key: impl Into<SecretKey>, base_url: impl Into<String>) -> Self {
+        Self {
+            secret_key: secret_key.into(),
+            base_url: base_url.into(),
+            timeout_ms: Self::DEFAULT_TIMEOUT_MS,
+            connect_timeout_ms: Self::DEFAULT_CONNECT_TIMEOUT_MS,
+            max_retries: Self::DEFAULT_MAX_RETRIES,
+            bank_cache_ttl_seconds: Self::DEFAULT_BANK_CACHE_TTL_SECONDS,
+            user_agent_suffix: None,
+        }
+    }
+
+    /// Reads `SIKA_SECRET_KEY` and `SIKA_BASE_URL`; every other setting takes its default.
+    pub fn from_env() -> Result<Self> {
+        let read = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .filter(|value| !value.is_empty())
+                .ok_or_else(|| SikaError::configuration(format!("environment variable {name} is not set")))
+        };
+        Ok(Self::new(read("SIKA_SECRET_KEY")?, read("SIKA_BASE_URL")?))
+    }
+
+    /// Checks every setting; returns the parsed base URL.
+    pub(crate) fn validate(&self) -> Result<Url> {
+        if self.secret_key.is_empty() {
+            return Err(SikaError::configuration("secret_key is empty"));
+        }
+        // Checked here so a bad key fails at construction with a clear message, not later
+        // as an opaque header error; the message never repeats the key.
+        if !self.secret_key.expose().bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(SikaError::configuration("secret_key contains white space, control or non-ASCII characters"));
+        }
+        if self.timeout_ms == 0 || self.connect_timeout_ms == 0 {
+            return Err(SikaError::configuration("timeout_ms and connect_timeout_ms must be greater than zero"));
+        }
+        if let Some(suffix) = &self.user_agent_suffix {
+            if suffix.is_empty() || !suffix.bytes().all(|b| b == b' ' || b.is_ascii_graphic()) {
+                return Err(SikaError::configuration("user_agent_suffix must be printable ASCII"));
+            }
+        }
+        parse_base_url(&self.base_url)
+    }
+}
+
+fn parse_base_url(text: &str) -> Result<Url> {
+    let url = Url::parse(text).map_err(|e| SikaError::configuration(format!("base_url is not a URL: {e}")))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(SikaError::configuration("base_url must not contain credentials"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(SikaError::configuration("base_url must not have a query or fragment"));
+    }
+    match url.scheme() {
+        "https" => Ok(url),
+        "http" if is_loopback(&url) => Ok(url),
+        "http" => Err(SikaError::configuration(
+            "base_url must use https:// (plain http is only allowed for loopback hosts such as the sandbox)",
+        )),
+        other => Err(SikaError::configuration(format!("base_url scheme `{other}` is not supported; use https://"))),
+    }
+}
+
+/// Whether the URL's host is this machine: `localhost`, 127.0.0.0/8 or `::1`.
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(base_url: &str) -> ClientConfig {
+        ClientConfig::new("sk_test_key", base_url)
+    }
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let config = config("https://api.example.com");
+        assert_eq!(config.timeout_ms, 30_000);
+        assert_eq!(config.connect_timeout_ms, 10_000);
+        assert_eq!(config.max_retries, 2);
+        assert_eq!(config.bank_cache_ttl_seconds, 3600);
+        assert_eq!(config.user_agent_suffix, None);
+    }
+
+    #[test]
+    fn https_anywhere_http_only_on_loopback() {
+        for good in [
+            "https://api.example.com",
+            "https://api.example.com/v1/",
+            "http://127.0.0.1:8080",
+            "http://[::1]:1",
+            "http://localhost:3000",
+            "http://127.8.9.10",
+        ] {
+            assert!(config(good).validate().is_ok(), "{good}");
+        }
+        for bad in [
+            "http://api.example.com",
+            "http://10.0.0.1",
+            "ftp://127.0.0.1",
+            "https://user:pw@api.example.com",
+            "https://api.example.com/?x=1",
+            "not a url",
+            "",
+        ] {
+            assert!(matches!(config(bad).validate(), Err(SikaError::Configuration { .. })), "{bad}");
+        }
+    }
+
+    #[test]
+    fn key_problems_are_reported_without_the_key() {
+        for key in ["", "sk test", "sk_test\n", "sk_tést"] {
+            let error = ClientConfig::new(key, "https://api.example.com").validate().expect_err(key);
+            let text = error.to_string();
+            assert!(matches!(error, SikaError::Configuration { .. }));
+            if !key.is_empty() {
+                assert!(!text.contains(key), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        let printed = format!("{:?}", ClientConfig::new("sk_test_canary_key", "https://api.example.com"));
+        assert!(!printed.contains("canary"), "{printed}");
+    }
+}

@@ -1,0 +1,117 @@
+//! Turns a response (HTTP status and body bytes) into a typed value or a typed error.
+//!
+//! Public so that recorded responses can be decoded without a network (our shared fixtures,
+//! fuzzing, a merchant's own stored responses). The client uses exactly these functions.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::error::{Result, SikaError};
+use crate::models::{Bank, ChargeResponse, MobileMoneyProvider, Transaction};
+
+/// The service's envelope, with `data` left as raw text for a second, typed pass.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    status: bool,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+}
+
+/// The charge response's envelope: the spec does not describe it, so every part is optional
+/// and kept raw (so `data_json` keeps amounts exactly as sent).
+#[derive(Deserialize)]
+struct LooseEnvelope<'a> {
+    #[serde(borrow, default)]
+    status: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+}
+
+/// Decodes a mobile money provider list response.
+pub fn providers_response(http_status: u16, body: &[u8]) -> Result<Vec<MobileMoneyProvider>> {
+    list(http_status, body, "mobile money provider list")
+}
+
+/// Decodes a bank list response.
+pub fn banks_response(http_status: u16, body: &[u8]) -> Result<Vec<Bank>> {
+    list(http_status, body, "bank list")
+}
+
+/// Decodes a verification response.
+pub fn transaction_response(http_status: u16, body: &[u8]) -> Result<Transaction> {
+    let data = success_data(http_status, body)?;
+    Transaction::from_json(data.get())
+        .map_err(|e| SikaError::unexpected(http_status, format!("malformed transaction: {e}")))
+}
+
+/// Decodes a charge response. Any JSON body of a 2xx response is returned as sent; an error
+/// envelope (`status: false`) or another HTTP status becomes an error.
+pub fn charge_response(http_status: u16, body: &[u8]) -> Result<ChargeResponse> {
+    let text = std::str::from_utf8(body).map_err(|_| SikaError::unexpected(http_status, "body is not UTF-8 text"))?;
+    let envelope: LooseEnvelope<'_> = serde_json::from_str(text).map_err(|e| not_json(http_status, &e))?;
+    let status = envelope.status.and_then(|raw| serde_json::from_str::<bool>(raw.get()).ok());
+    let message = envelope.message.and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
+    if status == Some(false) || !is_success(http_status) {
+        return Err(error_for(http_status, message.as_deref().unwrap_or_default()));
+    }
+    let data_json = envelope.data.map(|raw| raw.get()).filter(|raw| *raw != "null").map(str::to_owned);
+    Ok(ChargeResponse { http_status, status, message, data_json, raw_json: text.to_owned() })
+}
+
+fn list<T: DeserializeOwned>(http_status: u16, body: &[u8], what: &str) -> Result<Vec<T>> {
+    let data = success_data(http_status, body)?;
+    serde_json::from_str(data.get()).map_err(|e| SikaError::unexpected(http_status, format!("malformed {what}: {e}")))
+}
+
+/// Checks the envelope and returns its `data` when the call succeeded.
+fn success_data(http_status: u16, body: &[u8]) -> Result<&RawValue> {
+    let envelope: Envelope<'_> = serde_json::from_slice(body).map_err(|e| not_json(http_status, &e))?;
+    let message = envelope.message.as_deref().unwrap_or_default();
+    if !envelope.status {
+        return Err(error_for(http_status, message));
+    }
+    if !is_success(http_status) {
+        // `status: true` with an error status: the two halves disagree, so trust neither.
+        return Err(SikaError::unexpected(http_status, "envelope status is true but the HTTP status is an error"));
+    }
+    envelope
+        .data
+        .filter(|data| data.get() != "null")
+        .ok_or_else(|| SikaError::unexpected(http_status, "envelope status is true but data is null"))
+}
+
+fn is_success(http_status: u16) -> bool {
+    (200..300).contains(&http_status)
+}
+
+fn not_json(http_status: u16, error: &serde_json::Error) -> SikaError {
+    if http_status == 429 {
+        return SikaError::RateLimited { retry_after_seconds: None };
+    }
+    SikaError::unexpected(http_status, format!("body is not a JSON envelope: {error}"))
+}
+
+/// Maps an error envelope's message to its typed error, whatever the HTTP status: the spec
+/// documents the messages but not the statuses. Matching ignores case and outer white space.
+fn error_for(http_status: u16, message: &str) -> SikaError {
+    let documented = [
+        ("Unauthorized", SikaError::Unauthorized),
+        ("Invalid country code", SikaError::InvalidCountryCode),
+        ("No providers found", SikaError::NoProvidersFound),
+        ("Transaction not found", SikaError::TransactionNotFound),
+        ("Invalid reference", SikaError::InvalidReference),
+    ];
+    let trimmed = message.trim();
+    if let Some((_, error)) = documented.into_iter().find(|(text, _)| text.eq_ignore_ascii_case(trimmed)) {
+        return error;
+    }
+    if http_status == 429 {
+        return SikaError::RateLimited { retry_after_seconds: None };
+    }
+    SikaError::Api { http_status, message: message.to_owned() }
+}

@@ -1,0 +1,94 @@
+//! The one error type of Sika.
+//!
+//! Every message is built from fixed text, the service's own `message`, or a transport
+//! description, and each of those passes through the client's key scrubber, so no error
+//! ever carries the secret key.
+
+/// Everything that can go wrong in a Sika call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SikaError {
+    /// The service answered `Unauthorized`: the secret key is wrong or revoked.
+    #[error("unauthorized: the service rejected the secret key")]
+    Unauthorized,
+    /// The service answered `Invalid country code`.
+    #[error("invalid country code: the service does not support this country for this operation")]
+    InvalidCountryCode,
+    /// The service answered `No providers found`.
+    #[error("no mobile money providers found for this country")]
+    NoProvidersFound,
+    /// The service answered `Transaction not found`: no transaction has this reference.
+    #[error("transaction not found")]
+    TransactionNotFound,
+    /// The service answered `Invalid reference`: the reference's format is not accepted.
+    #[error("invalid reference: the service rejected the reference's format")]
+    InvalidReference,
+    /// The input was rejected before anything was sent.
+    #[error("invalid {field}: {reason}")]
+    InvalidInput {
+        /// The parameter or field name, as in the API (`country`, `reference`, `phone_number`, ...).
+        field: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// Any other error envelope from the service.
+    #[error("service error (HTTP {http_status}): {message}")]
+    Api {
+        /// The HTTP status of the response.
+        http_status: u16,
+        /// The envelope's `message`.
+        message: String,
+    },
+    /// The service asked us to slow down (HTTP 429), after any retries.
+    #[error("rate limited by the service{}", retry_after_text(*.retry_after_seconds))]
+    RateLimited {
+        /// The `Retry-After` the service sent, in seconds, when it sent one.
+        retry_after_seconds: Option<u64>,
+    },
+    /// The call did not finish within the configured timeout (all retries included).
+    #[error("the request timed out")]
+    Timeout,
+    /// The service could not be reached or the connection broke.
+    #[error("network error: {reason}")]
+    Network {
+        /// What the transport reported.
+        reason: String,
+    },
+    /// The response was not what the service's interface describes (not JSON, wrong shape).
+    #[error("unexpected response (HTTP {http_status}): {reason}")]
+    UnexpectedResponse {
+        /// The HTTP status of the response.
+        http_status: u16,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// The client is misconfigured or misused (bad base URL, missing key, no TLS roots, ...).
+    #[error("configuration error: {reason}")]
+    Configuration {
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn retry_after_text(seconds: Option<u64>) -> String {
+    match seconds {
+        Some(seconds) => format!("; retry after {seconds} s"),
+        None => String::new(),
+    }
+}
+
+impl SikaError {
+    pub(crate) fn invalid_input(field: &str, reason: impl Into<String>) -> Self {
+        Self::InvalidInput { field: field.to_owned(), reason: reason.into() }
+    }
+
+    pub(crate) fn configuration(reason: impl Into<String>) -> Self {
+        Self::Configuration { reason: reason.into() }
+    }
+
+    pub(crate) fn unexpected(http_status: u16, reason: impl Into<String>) -> Self {
+        Self::UnexpectedResponse { http_status, reason: reason.into() }
+    }
+}
+
+/// Shorthand for results of Sika calls.
+pub type Result<T, E = SikaError> = std::result::Result<T, E>;

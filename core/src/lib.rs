@@ -1,0 +1,56 @@
+//! # sika-core
+//!
+//! The typed client and payment-status logic of Sika, for the mobile money and bank
+//! service: list providers and banks, verify transactions, start mobile money charges.
+//! Pure Rust; the Python, Kotlin and Swift packages are generated from it.
+//!
+//! ```no_run
+//! # async fn example() -> sika_core::Result<()> {
+//! use sika_core::{Client, ClientConfig, MerchantAction};
+//!
+//! let client = Client::new(ClientConfig::new("sk_test_...", "http://127.0.0.1:8080"))?;
+//! let transaction = client.verify_transaction("ORDER-1001").await?;
+//! if transaction.status.merchant_action() == MerchantAction::FulfilOrder {
+//!     // Also compare amount and currency with the order before shipping.
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Money is [`Amount`] (an exact decimal), only [`TransactionStatus::Successful`] means paid,
+//! and the secret key never appears in any output.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod amount;
+mod bank_cache;
+mod blocking;
+mod client;
+mod config;
+mod country;
+pub mod decode;
+mod error;
+mod models;
+mod secret;
+mod status;
+mod timestamp;
+mod tls;
+mod transport;
+mod validation;
+
+pub use amount::{Amount, AmountParseError};
+pub use blocking::BlockingClient;
+pub use client::Client;
+pub use config::ClientConfig;
+pub use country::{CountryInfo, countries};
+pub use error::{Result, SikaError};
+pub use models::{
+    Bank, BankAccountType, ChargeRequest, ChargeResponse, CustomField, Customer, MobileMoneyProvider, Transaction,
+};
+pub use rust_decimal::Decimal;
+pub use secret::SecretKey;
+pub use status::{MerchantAction, PaymentType, TransactionStatus, is_final, merchant_action};
+pub use timestamp::{Timestamp, parse_timestamp};
+pub use transport::MAX_RESPONSE_BYTES;
+pub use validation::MAX_REFERENCE_CHARS;

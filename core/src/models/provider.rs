@@ -1,0 +1,31 @@
+use serde::Deserialize;
+
+use crate::timestamp::{self, Timestamp};
+
+/// A mobile money provider of a country, for provider pickers.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct MobileMoneyProvider {
+    /// Unique provider identifier.
+    pub id: i64,
+    /// Display name (`MTN Mobile Money`).
+    pub name: String,
+    /// Provider code: the value to send as `provider` in a charge request.
+    pub code: String,
+    /// Whether the provider currently accepts payments.
+    pub active: bool,
+    /// Country name, in full (`Ghana`), not the two-letter code.
+    pub country: String,
+    /// Currency code of the country (`GHS`).
+    pub currency: String,
+    /// The service's `type`; always `mobile_money` today.
+    #[serde(rename = "type")]
+    pub provider_type: String,
+    /// URL of the provider's logo.
+    pub logo: String,
+    /// When the provider record was created.
+    #[serde(rename = "createdAt", deserialize_with = "timestamp::deserialize")]
+    pub created_at: Timestamp,
+    /// When the provider record last changed.
+    #[serde(rename = "updatedAt", deserialize_with = "timestamp::deserialize")]
+    pub updated_at: Timestamp,
+}

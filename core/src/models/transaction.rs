@@ -1,0 +1,282 @@
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::amount::Amount;
+use crate::status::{PaymentType, TransactionStatus};
+use crate::timestamp::{self, Timestamp};
+
+/// A transaction, as verification reports it.
+///
+/// Decoded by hand rather than derived because two rules need it: the gateway reference
+/// sits in a field whose name varies by brand (`<letters>_ref`), and a duplicated key is an
+/// error (a hostile body must not get to choose which of two `status` values we read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transaction {
+    /// Transaction identifier.
+    pub id: i64,
+    /// Environment marker (`test`, `live`).
+    pub domain: String,
+    /// Amount, exactly as sent.
+    pub amount: Amount,
+    /// Currency code.
+    pub currency: String,
+    /// Invoice due date, as text; `None` when the service sent null or nothing.
+    pub due_date: Option<String>,
+    /// Whether an invoice is attached.
+    pub has_invoice: bool,
+    /// Invoice number, as text (a number is kept as its JSON text); `None` when null.
+    pub invoice_number: Option<String>,
+    /// Description, as text; `None` when null.
+    pub description: Option<String>,
+    /// The merchant's reference: the value that was verified.
+    pub tx_ref: String,
+    /// The gateway's own reference (the one `<letters>_ref` field other than `tx_ref`).
+    pub gateway_ref: String,
+    /// The status. Only [`TransactionStatus::Successful`] means paid.
+    pub status: TransactionStatus,
+    /// The payment method.
+    pub payment_type: PaymentType,
+    /// When the transaction was created.
+    pub created_at: Timestamp,
+    /// When the transaction last changed.
+    pub updated_at: Timestamp,
+    /// The paying customer; `None` when the service sent null or nothing.
+    pub customer: Option<Customer>,
+    /// The `meta.custom_fields` entries; empty when there are none.
+    pub custom_fields: Vec<CustomField>,
+    /// The transaction object exactly as the service sent it, for records and audits.
+    pub raw_json: String,
+}
+
+impl Transaction {
+    /// Decodes one transaction object (the `data` of a verification response).
+    pub fn from_json(raw: &str) -> Result<Self, serde_json::Error> {
+        let fields: TransactionFields = serde_json::from_str(raw)?;
+        Ok(fields.into_transaction(raw.to_owned()))
+    }
+}
+
+/// The customer of a transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Customer {
+    /// Customer identifier.
+    pub id: i64,
+    /// Customer name.
+    pub name: String,
+    /// Phone number, international format (`+233...`).
+    pub phone_number: String,
+    /// E-mail address.
+    pub email: String,
+    /// When the customer record was created.
+    #[serde(deserialize_with = "timestamp::deserialize")]
+    pub created_at: Timestamp,
+    /// When the customer record last changed.
+    #[serde(deserialize_with = "timestamp::deserialize")]
+    pub updated_at: Timestamp,
+}
+
+/// One entry of a transaction's `meta.custom_fields`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct CustomField {
+    /// Label shown to people.
+    pub display_name: String,
+    /// Machine name.
+    pub variable_name: String,
+    /// The value, as text (a non-string value is kept as its JSON text).
+    #[serde(deserialize_with = "required_text")]
+    pub value: String,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(default)]
+    custom_fields: Option<Vec<CustomField>>,
+}
+
+struct TransactionFields {
+    id: i64,
+    domain: String,
+    amount: Amount,
+    currency: String,
+    due_date: Option<String>,
+    has_invoice: bool,
+    invoice_number: Option<String>,
+    description: Option<String>,
+    tx_ref: String,
+    gateway_ref: String,
+    status: TransactionStatus,
+    payment_type: PaymentType,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    customer: Option<Customer>,
+    custom_fields: Vec<CustomField>,
+}
+
+impl TransactionFields {
+    fn into_transaction(self, raw_json: String) -> Transaction {
+        Transaction {
+            id: self.id,
+            domain: self.domain,
+            amount: self.amount,
+            currency: self.currency,
+            due_date: self.due_date,
+            has_invoice: self.has_invoice,
+            invoice_number: self.invoice_number,
+            description: self.description,
+            tx_ref: self.tx_ref,
+            gateway_ref: self.gateway_ref,
+            status: self.status,
+            payment_type: self.payment_type,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            customer: self.customer,
+            custom_fields: self.custom_fields,
+            raw_json,
+        }
+    }
+}
+
+/// `gw_ref`, `flw_ref`, `abc_ref`: letters, then `_ref`; never `tx_ref` itself.
+fn is_gateway_ref_key(key: &str) -> bool {
+    key != "tx_ref"
+        && key
+            .strip_suffix("_ref")
+            .is_some_and(|prefix| !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
+/// Any non-null JSON value as text: a string as itself, anything else as its JSON text.
+fn value_as_text(raw: &RawValue) -> Result<Option<String>, serde_json::Error> {
+    let text = raw.get();
+    if text == "null" {
+        Ok(None)
+    } else if text.starts_with('"') {
+        serde_json::from_str::<String>(text).map(Some)
+    } else {
+        Ok(Some(text.to_owned()))
+    }
+}
+
+fn optional_text<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<String>, A::Error> {
+    let raw = map.next_value::<Box<RawValue>>()?;
+    value_as_text(&raw).map_err(de::Error::custom)
+}
+
+fn required_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let raw = <Box<RawValue>>::deserialize(deserializer)?;
+    value_as_text(&raw).map_err(de::Error::custom)?.ok_or_else(|| de::Error::custom("expected a value, found null"))
+}
+
+/// A status or payment type that is not a string is kept as its JSON text: an odd value
+/// must decode to `Unknown`/`Other`, never fail verification and never count as paid.
+fn enum_text<'de, A: MapAccess<'de>>(map: &mut A) -> Result<String, A::Error> {
+    let raw = map.next_value::<Box<RawValue>>()?;
+    Ok(value_as_text(&raw).map_err(de::Error::custom)?.unwrap_or_else(|| "null".to_owned()))
+}
+
+struct Timestamped(Timestamp);
+
+impl<'de> Deserialize<'de> for Timestamped {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        timestamp::deserialize(deserializer).map(Timestamped)
+    }
+}
+
+impl<'de> Deserialize<'de> for TransactionFields {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(TransactionVisitor)
+    }
+}
+
+struct TransactionVisitor;
+
+/// Sets a field once; a second occurrence of the key is an error.
+macro_rules! set_once {
+    ($slot:ident, $key:expr, $value:expr) => {{
+        if $slot.is_some() {
+            return Err(de::Error::custom(format!("duplicate field `{}`", $key)));
+        }
+        $slot = Some($value);
+    }};
+}
+
+impl<'de> Visitor<'de> for TransactionVisitor {
+    type Value = TransactionFields;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a transaction object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TransactionFields, A::Error> {
+        let (mut id, mut domain, mut amount, mut currency) = (None, None, None, None);
+        let (mut due_date, mut has_invoice, mut invoice_number, mut description) = (None, None, None, None);
+        let (mut tx_ref, mut gateway_ref, mut status, mut payment_type) = (None, None, None, None);
+        let (mut created_at, mut updated_at, mut customer, mut meta) = (None, None, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "id" => set_once!(id, key, map.next_value::<i64>()?),
+                "domain" => set_once!(domain, key, map.next_value::<String>()?),
+                "amount" => set_once!(amount, key, map.next_value::<Amount>()?),
+                "currency" => set_once!(currency, key, map.next_value::<String>()?),
+                "due_date" => set_once!(due_date, key, optional_text(&mut map)?),
+                "has_invoice" => set_once!(has_invoice, key, map.next_value::<bool>()?),
+                "invoice_number" => set_once!(invoice_number, key, optional_text(&mut map)?),
+                "description" => set_once!(description, key, optional_text(&mut map)?),
+                "tx_ref" => set_once!(tx_ref, key, map.next_value::<String>()?),
+                "status" => set_once!(status, key, TransactionStatus::from_wire(&enum_text(&mut map)?)),
+                "payment_type" => set_once!(payment_type, key, PaymentType::from_wire(&enum_text(&mut map)?)),
+                "created_at" => set_once!(created_at, key, map.next_value::<Timestamped>()?.0),
+                "updated_at" => set_once!(updated_at, key, map.next_value::<Timestamped>()?.0),
+                "customer" => set_once!(customer, key, map.next_value::<Option<Customer>>()?),
+                "meta" => set_once!(meta, key, map.next_value::<Option<Meta>>()?),
+                other if is_gateway_ref_key(other) => {
+                    if gateway_ref.is_some() {
+                        return Err(de::Error::custom(format!(
+                            "more than one gateway reference field (`{other}` and another `<letters>_ref`)"
+                        )));
+                    }
+                    gateway_ref = Some(map.next_value::<String>()?);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let custom_fields = meta.flatten().and_then(|meta| meta.custom_fields).unwrap_or_default();
+        Ok(TransactionFields {
+            id: id.ok_or_else(|| de::Error::missing_field("id"))?,
+            domain: domain.ok_or_else(|| de::Error::missing_field("domain"))?,
+            amount: amount.ok_or_else(|| de::Error::missing_field("amount"))?,
+            currency: currency.ok_or_else(|| de::Error::missing_field("currency"))?,
+            due_date: due_date.flatten(),
+            has_invoice: has_invoice.ok_or_else(|| de::Error::missing_field("has_invoice"))?,
+            invoice_number: invoice_number.flatten(),
+            description: description.flatten(),
+            tx_ref: tx_ref.ok_or_else(|| de::Error::missing_field("tx_ref"))?,
+            gateway_ref: gateway_ref.ok_or_else(|| de::Error::missing_field("<letters>_ref (gateway reference)"))?,
+            status: status.ok_or_else(|| de::Error::missing_field("status"))?,
+            payment_type: payment_type.ok_or_else(|| de::Error::missing_field("payment_type"))?,
+            created_at: created_at.ok_or_else(|| de::Error::missing_field("created_at"))?,
+            updated_at: updated_at.ok_or_else(|| de::Error::missing_field("updated_at"))?,
+            customer: customer.flatten(),
+            custom_fields,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gateway_ref_keys() {
+        for key in ["gw_ref", "flw_ref", "ABC_ref"] {
+            assert!(is_gateway_ref_key(key), "{key}");
+        }
+        for key in ["tx_ref", "_ref", "ref", "gw1_ref", "gw_ref_x", "gw-ref", "g w_ref"] {
+            assert!(!is_gateway_ref_key(key), "{key}");
+        }
+    }
+}

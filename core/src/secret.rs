@@ -1,0 +1,75 @@
+//! The merchant's secret key, as a type that cannot leak by accident.
+
+use std::fmt;
+
+use zeroize::Zeroizing;
+
+/// The merchant's secret API key.
+///
+/// It is redacted in `Debug` output, has no `Display`, and its memory is overwritten with
+/// zeros when the last owner drops it. The only way to read it is crate-private, so no
+/// public API of Sika can hand it back out.
+#[derive(Clone)]
+pub struct SecretKey(Zeroizing<String>);
+
+impl SecretKey {
+    /// Wraps a key. The string is moved in, not copied.
+    pub fn new(key: String) -> Self {
+        Self(Zeroizing::new(key))
+    }
+
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Replaces every occurrence of the key in `text` (a server message, a transport error)
+    /// so that no error built from outside text can carry it.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        if self.0.len() < 4 || !text.contains(self.0.as_str()) {
+            return text.to_owned();
+        }
+        text.replace(self.0.as_str(), "[REDACTED]")
+    }
+}
+
+impl From<String> for SecretKey {
+    fn from(key: String) -> Self {
+        Self::new(key)
+    }
+}
+
+impl From<&str> for SecretKey {
+    fn from(key: &str) -> Self {
+        Self::new(key.to_owned())
+    }
+}
+
+impl fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretKey([REDACTED])")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let key = SecretKey::from("sk_test_canary_0123456789");
+        let printed = format!("{key:?} {:#?}", key);
+        assert!(!printed.contains("canary"), "{printed}");
+        assert!(printed.contains("REDACTED"));
+    }
+
+    #[test]
+    fn scrub_removes_the_key_from_outside_text() {
+        let key = SecretKey::from("sk_test_canary_0123456789");
+        let scrubbed = key.scrub("bad key sk_test_canary_0123456789 given");
+        assert_eq!(scrubbed, "bad key [REDACTED] given");
+    }
+}

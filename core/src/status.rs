@@ -1,0 +1,175 @@
+//! Transaction status and what a merchant should do about it.
+//!
+//! This is the logic a merchant's money depends on, so it is deliberately strict: only the
+//! exact text `successful` means paid. The documented client mistake `success`, a different
+//! case (`Successful`) or any value the service may add later decode to [`TransactionStatus::Unknown`],
+//! which is never final and never fulfils an order.
+
+use std::fmt;
+
+/// The status of a transaction, as reported by verification.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TransactionStatus {
+    /// `successful`: the payment completed. The only status that may fulfil an order.
+    Successful,
+    /// `pending`: still processing (for mobile money, the customer has not answered the USSD prompt yet).
+    Pending,
+    /// `failed`: declined or failed.
+    Failed,
+    /// `abandoned`: the customer gave up.
+    Abandoned,
+    /// `reversed`: reversed or refunded after success.
+    Reversed,
+    /// Any other value, kept as sent (for example `success`). Treat as "investigate", never as paid.
+    Unknown(String),
+}
+
+impl TransactionStatus {
+    /// Decodes the service's text. Exact and case-sensitive, never an error.
+    pub fn from_wire(text: &str) -> Self {
+        match text {
+            "successful" => Self::Successful,
+            "pending" => Self::Pending,
+            "failed" => Self::Failed,
+            "abandoned" => Self::Abandoned,
+            "reversed" => Self::Reversed,
+            other => Self::Unknown(other.to_owned()),
+        }
+    }
+
+    /// The text as the service sends it (the original text for `Unknown`).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Successful => "successful",
+            Self::Pending => "pending",
+            Self::Failed => "failed",
+            Self::Abandoned => "abandoned",
+            Self::Reversed => "reversed",
+            Self::Unknown(text) => text,
+        }
+    }
+
+    /// Whether the status will not change by waiting: every status but `Pending` and `Unknown`.
+    ///
+    /// `Reversed` is final, and so is `Successful` as far as waiting goes (a reversal comes
+    /// later as its own event).
+    pub fn is_final(&self) -> bool {
+        !matches!(self, Self::Pending | Self::Unknown(_))
+    }
+
+    /// What the merchant should do, as the service documents it.
+    pub fn merchant_action(&self) -> MerchantAction {
+        match self {
+            Self::Successful => MerchantAction::FulfilOrder,
+            Self::Pending => MerchantAction::AwaitWebhookOrReverify,
+            Self::Failed => MerchantAction::InformCustomerAllowRetry,
+            Self::Abandoned => MerchantAction::ContactCustomer,
+            Self::Reversed => MerchantAction::UpdateOrderAndRefund,
+            Self::Unknown(_) => MerchantAction::Investigate,
+        }
+    }
+}
+
+impl fmt::Display for TransactionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a merchant is expected to do for a status (the spec's "action" column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MerchantAction {
+    /// Successful: process the order and send a confirmation.
+    FulfilOrder,
+    /// Pending: wait for the `charge.success` webhook, or verify again later.
+    AwaitWebhookOrReverify,
+    /// Failed: tell the customer and let them retry.
+    InformCustomerAllowRetry,
+    /// Abandoned: contact the customer and offer help.
+    ContactCustomer,
+    /// Reversed: update the order status and process the refund.
+    UpdateOrderAndRefund,
+    /// Unknown status: do not fulfil; look into it (and re-verify).
+    Investigate,
+}
+
+/// Free-function form of [`TransactionStatus::merchant_action`].
+pub fn merchant_action(status: &TransactionStatus) -> MerchantAction {
+    status.merchant_action()
+}
+
+/// Free-function form of [`TransactionStatus::is_final`].
+pub fn is_final(status: &TransactionStatus) -> bool {
+    status.is_final()
+}
+
+/// The payment method of a transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PaymentType {
+    /// `card`.
+    Card,
+    /// `mobile_money`.
+    MobileMoney,
+    /// Any other value, kept as sent (the spec does not list them all).
+    Other(String),
+}
+
+impl PaymentType {
+    /// Decodes the service's text; unknown values become `Other`.
+    pub fn from_wire(text: &str) -> Self {
+        match text {
+            "card" => Self::Card,
+            "mobile_money" => Self::MobileMoney,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// The text as the service sends it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Card => "card",
+            Self::MobileMoney => "mobile_money",
+            Self::Other(text) => text,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_exact_word_successful_is_success() {
+        assert_eq!(TransactionStatus::from_wire("successful"), TransactionStatus::Successful);
+        for lookalike in ["success", "Successful", "SUCCESSFUL", " successful", "successful ", "succeeded", ""] {
+            let status = TransactionStatus::from_wire(lookalike);
+            assert_eq!(status, TransactionStatus::Unknown(lookalike.to_owned()));
+            assert_eq!(status.merchant_action(), MerchantAction::Investigate);
+            assert!(!status.is_final());
+        }
+    }
+
+    #[test]
+    fn every_documented_status_has_its_action_and_finality() {
+        let table = [
+            ("successful", MerchantAction::FulfilOrder, true),
+            ("pending", MerchantAction::AwaitWebhookOrReverify, false),
+            ("failed", MerchantAction::InformCustomerAllowRetry, true),
+            ("abandoned", MerchantAction::ContactCustomer, true),
+            ("reversed", MerchantAction::UpdateOrderAndRefund, true),
+        ];
+        for (text, action, is_final_status) in table {
+            let status = TransactionStatus::from_wire(text);
+            assert_eq!(status.as_str(), text);
+            assert_eq!(merchant_action(&status), action, "{text}");
+            assert_eq!(is_final(&status), is_final_status, "{text}");
+        }
+    }
+
+    #[test]
+    fn payment_types_keep_unknown_values() {
+        assert_eq!(PaymentType::from_wire("card"), PaymentType::Card);
+        assert_eq!(PaymentType::from_wire("mobile_money"), PaymentType::MobileMoney);
+        assert_eq!(PaymentType::from_wire("bank_transfer").as_str(), "bank_transfer");
+    }
+}

@@ -1,0 +1,192 @@
+//! HTTP with the rules a payment client needs: one deadline per call, retries only where
+//! they are safe, a cap on response size, and errors that never carry the key.
+
+use std::error::Error as _;
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use reqwest::{Method, StatusCode};
+use tokio::time::Instant;
+use url::Url;
+use zeroize::Zeroizing;
+
+use crate::config::{ClientConfig, is_loopback};
+use crate::error::{Result, SikaError};
+use crate::tls;
+
+/// Largest response body read; a larger one is an `UnexpectedResponse`, never an allocation
+/// the service controls. The largest real response (a bank list) is far below it.
+pub const MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Longest `Retry-After` we wait for between retries; a longer one ends the call as `RateLimited`.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
+const BACKOFF_BASE: Duration = Duration::from_millis(200);
+const BACKOFF_CAP: Duration = Duration::from_secs(5);
+
+/// What came back: status, `Retry-After` seconds when sent, and the body.
+pub(crate) struct Reply {
+    pub status: u16,
+    pub retry_after_seconds: Option<u64>,
+    pub body: Vec<u8>,
+}
+
+pub(crate) struct Transport {
+    http: reqwest::Client,
+    authorization: HeaderValue,
+    timeout: Duration,
+    max_retries: u32,
+}
+
+impl Transport {
+    pub(crate) fn new(config: &ClientConfig, base_url: &Url) -> Result<Self> {
+        let tls_config = tls::client_config(base_url.scheme() == "https")?;
+        let user_agent = match &config.user_agent_suffix {
+            Some(suffix) => format!("sika/{} {suffix}", env!("CARGO_PKG_VERSION")),
+            None => format!("sika/{}", env!("CARGO_PKG_VERSION")),
+        };
+        let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls_config)
+            .https_only(!is_loopback(base_url))
+            // A payment API has no reason to redirect; following one could send the key elsewhere.
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
+            .user_agent(user_agent)
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))?;
+        // The formatted header is wiped after the copy; the copy is marked sensitive so
+        // hyper never logs it. (The header bytes inside reqwest are not zeroed on drop.)
+        let bearer = Zeroizing::new(format!("Bearer {}", config.secret_key.expose()));
+        let mut authorization = HeaderValue::from_str(&bearer)
+            .map_err(|_| SikaError::configuration("secret_key cannot be sent as an HTTP header"))?;
+        authorization.set_sensitive(true);
+        Ok(Self {
+            http,
+            authorization,
+            timeout: Duration::from_millis(config.timeout_ms),
+            max_retries: config.max_retries,
+        })
+    }
+
+    /// A GET, retried on connection errors, 5xx and 429 within the call's deadline.
+    pub(crate) async fn get(&self, url: Url) -> Result<Reply> {
+        let deadline = Instant::now() + self.timeout;
+        let mut attempt = 0;
+        loop {
+            let outcome = self.attempt(Method::GET, url.clone(), None, deadline).await;
+            let wait = match &outcome {
+                Ok(reply) if is_retryable_status(reply.status) => match reply.retry_after_seconds {
+                    Some(seconds) if reply.status == 429 => {
+                        Some(Duration::from_secs(seconds)).filter(|w| *w <= MAX_RETRY_AFTER)
+                    }
+                    _ => Some(backoff(attempt)),
+                },
+                Err(SikaError::Network { .. }) => Some(backoff(attempt)),
+                _ => None,
+            };
+            match wait {
+                Some(wait) if attempt < self.max_retries && Instant::now() + wait < deadline => {
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                _ => return outcome,
+            }
+        }
+    }
+
+    /// A POST of a JSON body, sent once: a charge that may have reached the service must
+    /// never be sent again.
+    pub(crate) async fn post_json(&self, url: Url, body: Vec<u8>) -> Result<Reply> {
+        let deadline = Instant::now() + self.timeout;
+        self.attempt(Method::POST, url, Some(body), deadline).await
+    }
+
+    async fn attempt(&self, method: Method, url: Url, body: Option<Vec<u8>>, deadline: Instant) -> Result<Reply> {
+        let mut request = self
+            .http
+            .request(method, url)
+            .header(AUTHORIZATION, self.authorization.clone())
+            .header(ACCEPT, "application/json");
+        if let Some(body) = body {
+            request = request.header(CONTENT_TYPE, "application/json").body(body);
+        }
+        let exchange = async {
+            let response = request.send().await.map_err(transport_error)?;
+            let status = response.status();
+            let retry_after_seconds = retry_after(&response);
+            let body = read_capped(response, status).await?;
+            Ok(Reply { status: status.as_u16(), retry_after_seconds, body })
+        };
+        tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout))
+    }
+}
+
+async fn read_capped(mut response: reqwest::Response, status: StatusCode) -> Result<Vec<u8>> {
+    let too_large =
+        || SikaError::unexpected(status.as_u16(), format!("response body larger than {MAX_RESPONSE_BYTES} bytes"));
+    if response.content_length().is_some_and(|length| length > MAX_RESPONSE_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
+        if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+fn retry_after(response: &reqwest::Response) -> Option<u64> {
+    response.headers().get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()
+}
+
+fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 504)
+}
+
+/// Exponential backoff with full jitter: a random wait in `[0, min(cap, base * 2^attempt)]`.
+fn backoff(attempt: u32) -> Duration {
+    let ceiling = BACKOFF_BASE.saturating_mul(1 << attempt.min(16)).min(BACKOFF_CAP);
+    ceiling.mul_f64(fastrand::f64())
+}
+
+fn transport_error(error: reqwest::Error) -> SikaError {
+    if error.is_timeout() { SikaError::Timeout } else { SikaError::Network { reason: describe(&error.without_url()) } }
+}
+
+/// The error and its causes on one line, without the URL (the caller knows it).
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_stays_within_its_ceiling() {
+        for attempt in 0..40 {
+            let wait = backoff(attempt);
+            assert!(wait <= BACKOFF_CAP, "{attempt}: {wait:?}");
+            assert!(wait <= BACKOFF_BASE.saturating_mul(1 << attempt.min(16)));
+        }
+    }
+
+    #[test]
+    fn only_transient_statuses_are_retried() {
+        for status in [429, 500, 502, 503, 504] {
+            assert!(is_retryable_status(status));
+        }
+        for status in [200, 400, 401, 404, 409, 501] {
+            assert!(!is_retryable_status(status));
+        }
+    }
+}
