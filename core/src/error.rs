@@ -92,3 +92,10 @@ impl SikaError {
 
 /// Shorthand for results of Sika calls.
 pub type Result<T, E = SikaError> = std::result::Result<T, E>;
+
+impl From<crate::amount::AmountParseError> for SikaError {
+    /// Lets `"25.50".parse::<Amount>()?` be used where a `SikaError` is returned.
+    fn from(error: crate::amount::AmountParseError) -> Self {
+        Self::invalid_input("amount", error.to_string())
+    }
+}
