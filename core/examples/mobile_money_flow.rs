@@ -22,7 +22,12 @@ async fn run() -> Result<()> {
     println!("1. Mobile money providers in Ghana:");
     let providers = client.list_mobile_money_providers(Some("GH")).await?;
     for provider in &providers {
-        println!("   - {} (code {}, {})", provider.name, provider.code, if provider.active { "active" } else { "inactive" });
+        println!(
+            "   - {} (code {}, {})",
+            provider.name,
+            provider.code,
+            if provider.active { "active" } else { "inactive" }
+        );
     }
     let Some(provider) = providers.iter().find(|provider| provider.active) else {
         println!("   no active provider: nothing to charge");
@@ -41,7 +46,10 @@ async fn run() -> Result<()> {
         provider: provider.code.clone(),
         callback_url: Some("https://shop.example.com/orders/return".into()),
     };
-    println!("2. Charging {} GHS to {} with {} (reference {reference})", request.amount, request.phone_number, provider.name);
+    println!(
+        "2. Charging {} GHS to {} with {} (reference {reference})",
+        request.amount, request.phone_number, provider.name
+    );
     let response = client.initiate_charge(&request).await?;
     println!("   service said: {}", response.message.as_deref().unwrap_or("(no message)"));
 
@@ -59,7 +67,8 @@ async fn run() -> Result<()> {
     println!("4. Verified: status {}, amount {} {}", transaction.status, transaction.amount, transaction.currency);
     let action = transaction.status.merchant_action();
     println!("5. Merchant action: {action:?}");
-    if action == MerchantAction::FulfilOrder && transaction.amount == request.amount && transaction.tx_ref == reference {
+    if action == MerchantAction::FulfilOrder && transaction.amount == request.amount && transaction.tx_ref == reference
+    {
         println!("   paid in full: ship the order");
     }
     Ok(())

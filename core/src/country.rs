@@ -56,3 +56,33 @@ pub(crate) fn is_mobile_money_currency(currency: &str) -> bool {
 pub(crate) fn mobile_money_currencies() -> Vec<&'static str> {
     COUNTRIES.iter().filter(|row| row.mobile_money).map(|row| row.currency).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn five_countries_and_nigeria_has_banks_only() {
+        let all = countries();
+        let codes: Vec<_> = all.iter().map(|c| c.code.as_str()).collect();
+        assert_eq!(codes, ["GH", "KE", "UG", "TZ", "NG"]);
+        let nigeria = all.iter().find(|c| c.code == "NG").expect("NG");
+        assert!(!nigeria.mobile_money);
+        assert_eq!(nigeria.bank_account_type, BankAccountType::Nuban);
+        assert!(
+            all.iter()
+                .filter(|c| c.code != "NG")
+                .all(|c| c.mobile_money && c.bank_account_type == BankAccountType::AccountNumber)
+        );
+    }
+
+    #[test]
+    fn only_mobile_money_currencies_can_be_charged() {
+        for currency in ["GHS", "KES", "UGX", "TZS"] {
+            assert!(is_mobile_money_currency(currency));
+        }
+        for currency in ["NGN", "USD", "ghs", ""] {
+            assert!(!is_mobile_money_currency(currency));
+        }
+    }
+}

@@ -44,7 +44,8 @@ async fn providers_per_country_are_sent_upper_case() {
         assert_eq!(providers.len(), count, "{code}");
         assert!(providers.iter().all(|p| p.currency == currency), "{code}");
     }
-    let queries: Vec<_> = sandbox.requests().iter().map(|r| r["query"].as_str().unwrap_or_default().to_owned()).collect();
+    let queries: Vec<_> =
+        sandbox.requests().iter().map(|r| r["query"].as_str().unwrap_or_default().to_owned()).collect();
     assert_eq!(queries, ["country=KE", "country=UG", "country=TZ", "country=GH"]);
 }
 
@@ -136,7 +137,11 @@ async fn a_seeded_transaction_decodes_exactly() {
     assert_eq!(transaction.payment_type, PaymentType::MobileMoney);
     let as_value = |text: &str| serde_json::from_str::<serde_json::Value>(text).expect("JSON");
     assert_eq!(as_value(&transaction.raw_json), as_value(&object), "raw_json is the object the service sent");
-    assert!(transaction.raw_json.contains("\"amount\":100.10"), "raw_json keeps the number text: {}", transaction.raw_json);
+    assert!(
+        transaction.raw_json.contains("\"amount\":100.10"),
+        "raw_json keeps the number text: {}",
+        transaction.raw_json
+    );
 }
 
 #[tokio::test]
@@ -237,7 +242,10 @@ async fn the_ussd_flow_ends_as_each_test_number_says() {
         ("5678", TransactionStatus::Successful),
     ];
     for (suffix, _) in &numbers {
-        client.initiate_charge(&charge(&format!("USSD-{suffix}"), &format!("+23324412{suffix}"), "20")).await.expect(suffix);
+        client
+            .initiate_charge(&charge(&format!("USSD-{suffix}"), &format!("+23324412{suffix}"), "20"))
+            .await
+            .expect(suffix);
     }
     for (suffix, want) in &numbers {
         let transaction = support::wait_for_final(&client, &format!("USSD-{suffix}"), Duration::from_secs(5)).await;
@@ -251,9 +259,11 @@ async fn number_3333_stays_pending_and_4444_is_reversed_after_success() {
     let client = sandbox.client();
     client.initiate_charge(&charge("USSD-3333", "+233244123333", "20")).await.expect("charge");
     client.initiate_charge(&charge("USSD-4444", "+233244124444", "20")).await.expect("charge");
-    let successful = support::wait_for_status(&client, "USSD-4444", &TransactionStatus::Successful, Duration::from_secs(5)).await;
+    let successful =
+        support::wait_for_status(&client, "USSD-4444", &TransactionStatus::Successful, Duration::from_secs(5)).await;
     assert_eq!(successful.status, TransactionStatus::Successful);
-    let reversed = support::wait_for_status(&client, "USSD-4444", &TransactionStatus::Reversed, Duration::from_secs(5)).await;
+    let reversed =
+        support::wait_for_status(&client, "USSD-4444", &TransactionStatus::Reversed, Duration::from_secs(5)).await;
     assert_eq!(reversed.status, TransactionStatus::Reversed);
     assert_eq!(reversed.status.merchant_action(), MerchantAction::UpdateOrderAndRefund);
     let pending = client.verify_transaction("USSD-3333").await.expect("verify");

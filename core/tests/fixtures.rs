@@ -103,8 +103,9 @@ fn check_error(name: &str, error: &SikaError, expected: &Value) {
 
 #[test]
 fn every_fixture_decodes_to_its_expected_values() {
-    let manifest: Value = serde_json::from_slice(&std::fs::read(fixtures_dir().join("cases.json")).expect("cases.json"))
-        .expect("cases.json is JSON");
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(fixtures_dir().join("cases.json")).expect("cases.json"))
+            .expect("cases.json is JSON");
     let cases = manifest["cases"].as_array().expect("cases");
     assert!(cases.len() >= 30, "the fixture set shrank: {}", cases.len());
     for case in cases {
@@ -115,9 +116,8 @@ fn every_fixture_decodes_to_its_expected_values() {
         let actual: Result<Value, SikaError> = match case["operation"].as_str().expect("operation") {
             "list_mobile_money_providers" => decode::providers_response(status, &body)
                 .map(|list| json!({"providers": list.iter().map(provider_json).collect::<Vec<_>>()})),
-            "list_banks" => {
-                decode::banks_response(status, &body).map(|list| json!({"banks": list.iter().map(bank_json).collect::<Vec<_>>()}))
-            }
+            "list_banks" => decode::banks_response(status, &body)
+                .map(|list| json!({"banks": list.iter().map(bank_json).collect::<Vec<_>>()})),
             "verify_transaction" => decode::transaction_response(status, &body).map(|t| {
                 assert!(serde_json::from_str::<Value>(&t.raw_json).is_ok(), "{name}: raw_json is JSON");
                 json!({"transaction": transaction_json(&t)})

@@ -26,10 +26,8 @@ fn sandbox_binary() -> PathBuf {
     }
     static BUILD: Once = Once::new();
     BUILD.call_once(|| {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "sika-sandbox"])
-            .status()
-            .expect("cargo runs");
+        let status =
+            Command::new(env!("CARGO")).args(["build", "--quiet", "-p", "sika-sandbox"]).status().expect("cargo runs");
         assert!(status.success(), "building the sandbox failed");
     });
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -128,7 +126,12 @@ pub async fn wait_for_final(client: &Client, reference: &str, limit: Duration) -
 }
 
 /// Waits until the status is `want` or `limit` passes; returns the last transaction.
-pub async fn wait_for_status(client: &Client, reference: &str, want: &TransactionStatus, limit: Duration) -> Transaction {
+pub async fn wait_for_status(
+    client: &Client,
+    reference: &str,
+    want: &TransactionStatus,
+    limit: Duration,
+) -> Transaction {
     let started = Instant::now();
     loop {
         let transaction = client.verify_transaction(reference).await.expect("verify");

@@ -1,0 +1,108 @@
+# The Swift toolchain in a Debian trixie chroot: Swift 6 is packaged for trixie (`swiftlang`)
+# but not for the bookworm hosts we build on. Source it after common.sh, then:
+#   swift_chroot_ensure                                  creates the chroot once (cached)
+#   swift_chroot_run DIR [NAME=VALUE...] -- COMMAND...   runs COMMAND in DIR inside it
+# The repo is bind-mounted at its own absolute path, so every path (the library, the sandbox
+# binary, the fixtures) means the same file inside and outside. Needs root (chroot, mount).
+
+SWIFT_CHROOT="$SIKA_CACHE/swift-trixie"
+SWIFT_CHROOT_PACKAGES=(swiftlang libc6-dev libstdc++-14-dev ca-certificates)
+# Written once the packages are installed: a run that finds it skips the whole setup.
+SWIFT_CHROOT_READY="$SWIFT_CHROOT/.sika-swiftlang-ready"
+SWIFT_CHROOT_SCRIPT="${BASH_SOURCE[0]}"
+
+swift_chroot_ensure() {
+  [[ -f "$SWIFT_CHROOT_READY" ]] && return 0
+  ((EUID == 0)) || die "creating the Swift chroot needs root (debootstrap, chroot, mount)"
+  # Two runs at once (a test and the example) must not build the chroot twice.
+  local lock
+  exec {lock}>"$SIKA_CACHE/swift-trixie.lock"
+  flock "$lock"
+  if [[ ! -f "$SWIFT_CHROOT_READY" ]]; then
+    _swift_chroot_create
+  fi
+  exec {lock}>&-
+}
+
+_swift_chroot_create() {
+  step "creating the Swift chroot in $SWIFT_CHROOT (once; about a minute)"
+  if ! command -v debootstrap >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  fi
+  local base_ready="$SWIFT_CHROOT/.sika-debootstrap-done"
+  if [[ ! -f "$base_ready" ]]; then
+    # A chroot without the marker is an interrupted debootstrap: start over. Mounts only live
+    # in private namespaces (swift_chroot_run), but never delete through a live bind mount.
+    if [[ -e "$SWIFT_CHROOT" ]]; then
+      if grep -q " $SWIFT_CHROOT/" /proc/self/mounts; then
+        die "something is mounted under $SWIFT_CHROOT; unmount it first"
+      fi
+      rm -rf --one-file-system "$SWIFT_CHROOT"
+    fi
+    debootstrap --variant=minbase trixie "$SWIFT_CHROOT" http://deb.debian.org/debian \
+      >"$SIKA_CACHE/swift-debootstrap.log" 2>&1 ||
+      { tail -n 20 "$SIKA_CACHE/swift-debootstrap.log" >&2; die "debootstrap failed (log: $SIKA_CACHE/swift-debootstrap.log)"; }
+    touch "$base_ready"
+  fi
+  # For apt inside the chroot only; the tests use loopback.
+  cp /etc/resolv.conf "$SWIFT_CHROOT/etc/resolv.conf"
+  swift_chroot_run / DEBIAN_FRONTEND=noninteractive -- apt-get update -qq
+  swift_chroot_run / DEBIAN_FRONTEND=noninteractive -- \
+    apt-get install -y -qq --no-install-recommends "${SWIFT_CHROOT_PACKAGES[@]}" >"$SIKA_CACHE/swift-apt.log" 2>&1 ||
+    { tail -n 20 "$SIKA_CACHE/swift-apt.log" >&2; die "installing swiftlang failed (log: $SIKA_CACHE/swift-apt.log)"; }
+  swift_chroot_run / -- apt-get clean
+  touch "$SWIFT_CHROOT_READY"
+}
+
+# swift_chroot_run DIR [NAME=VALUE...] -- COMMAND...
+# Only the variables given (plus PATH, HOME, LANG) reach COMMAND: the host's environment is
+# not the chroot's. The mounts are made in a private mount namespace, so they are invisible
+# to other runs and vanish with it even if this script is killed.
+swift_chroot_run() {
+  unshare --mount --propagation private -- bash "$SWIFT_CHROOT_SCRIPT" --enter "$SWIFT_CHROOT" "$ROOT" "$@"
+}
+
+# Runs inside the private namespace: bind-mounts, runs the command, unmounts on any exit.
+_swift_chroot_enter() {
+  local chroot_dir="$1" repo="$2" dir="$3"
+  shift 3
+  local -a env_vars=()
+  while (($#)) && [[ "$1" != "--" ]]; do
+    env_vars+=("$1")
+    shift
+  done
+  shift # the "--"
+  # Global, not local: the EXIT trap runs after this function has returned.
+  SWIFT_CHROOT_MOUNTED=()
+  trap _swift_chroot_unmount EXIT
+  local source target
+  for source in /proc /sys /dev "$repo"; do
+    target="$chroot_dir$source"
+    mkdir -p "$target"
+    # Idempotent: a target that is already a mount point is left as it is.
+    if ! mountpoint -q "$target"; then
+      mount --bind "$source" "$target"
+      SWIFT_CHROOT_MOUNTED+=("$target")
+    fi
+  done
+  local status=0
+  chroot "$chroot_dir" /usr/bin/env -i --chdir="$dir" \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    "${env_vars[@]}" "$@" || status=$?
+  return "$status"
+}
+
+_swift_chroot_unmount() {
+  local i
+  for ((i = ${#SWIFT_CHROOT_MOUNTED[@]} - 1; i >= 0; i--)); do
+    umount "${SWIFT_CHROOT_MOUNTED[i]}" 2>/dev/null || umount -l "${SWIFT_CHROOT_MOUNTED[i]}"
+  done
+}
+
+# Executed (not sourced) by swift_chroot_run inside `unshare`.
+if [[ "${BASH_SOURCE[0]}" == "$0" && "${1:-}" == "--enter" ]]; then
+  set -euo pipefail
+  shift
+  _swift_chroot_enter "$@"
+fi

@@ -1,0 +1,69 @@
+//! The router: which paths exist and the two rules that cut across them, authentication
+//! (API paths only, checked before anything else) and the request log (every path but the
+//! control API's).
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+
+use crate::envelope::error;
+use crate::state::AppState;
+use crate::store::LoggedRequest;
+use crate::{api, charge, control};
+
+/// Builds the whole service.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/mobile-money-providers", get(api::list_providers))
+        .route("/bank", get(api::list_banks))
+        .route("/transaction/verify/{reference}", get(api::verify))
+        .route("/charge", post(charge::initiate))
+        // Set before `route_layer`, so that a wrong method is also answered only after auth.
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(middleware::from_fn_with_state(state.clone(), require_auth));
+    Router::new()
+        .merge(api)
+        .merge(control::router())
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), log_request))
+        .with_state(state)
+}
+
+/// Paths of the control API, which are neither authenticated nor logged.
+pub fn is_control_path(path: &str) -> bool {
+    path == "/__sandbox" || path.starts_with("/__sandbox/")
+}
+
+async fn require_auth(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if state.is_authorized(request.headers()) {
+        next.run(request).await
+    } else {
+        error(StatusCode::UNAUTHORIZED, "Unauthorized")
+    }
+}
+
+/// Records the request as it arrived on the wire (path still percent-encoded), before any
+/// routing decision, so tests can prove what a client sent, or that it sent nothing.
+async fn log_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let uri = request.uri();
+    if !is_control_path(uri.path()) {
+        state.store.log_request(LoggedRequest {
+            method: request.method().as_str().to_owned(),
+            path: uri.path().to_owned(),
+            query: uri.query().map(str::to_owned),
+            authorized: state.is_authorized(request.headers()),
+        });
+    }
+    next.run(request).await
+}
+
+pub async fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, "Not found")
+}
+
+pub async fn method_not_allowed() -> Response {
+    error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed")
+}

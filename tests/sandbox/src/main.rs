@@ -1,0 +1,234 @@
+//! `sika-sandbox`: a local, stateful stand-in of the payment service, for the SDK's tests in
+//! every language and for merchants' own integration tests.
+//!
+//! ```text
+//! sika-sandbox --port 0 --secret-key KEY [--host 127.0.0.1] [--webhook-url URL]
+//!              [--confirm-after-ms N] [--exit-on-stdin-eof]
+//! ```
+//!
+//! The first line of standard output is `listening on http://HOST:PORT` (the port actually
+//! bound), so a harness can start it on port 0 and read its address. Everything else goes
+//! to standard error.
+
+mod api;
+mod app;
+mod charge;
+mod control;
+mod envelope;
+mod raw_object;
+mod seed;
+mod state;
+mod store;
+mod time;
+mod ussd;
+mod validate;
+mod webhook;
+
+use std::io::{Read, Write};
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use tokio::sync::{oneshot, watch};
+
+use crate::state::Shared;
+use crate::webhook::WebhookTarget;
+
+/// How long open connections get to finish once shutdown has been asked for.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+#[derive(Parser)]
+#[command(name = "sika-sandbox", version, about = "A local, stateful stand-in of the Sika payment service, for tests")]
+struct Cli {
+    /// Port to listen on; 0 picks a free one (read it from the first line of stdout).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// The secret key clients must send as `Authorization: Bearer <KEY>`.
+    #[arg(long)]
+    secret_key: String,
+    /// Address to bind. The control API only answers loopback peers whatever this is.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Where to POST `charge.success` notifications.
+    #[arg(long)]
+    webhook_url: Option<String>,
+    /// How long the simulated customer takes to answer the USSD prompt.
+    #[arg(long, default_value_t = 3000)]
+    confirm_after_ms: u64,
+    /// Also exit when standard input reaches end of file, so a harness that dies (and so
+    /// closes the pipe) never leaves the sandbox running.
+    #[arg(long)]
+    exit_on_stdin_eof: bool,
+}
+
+fn main() -> ExitCode {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let cli = Cli::parse();
+    if cli.secret_key.is_empty() {
+        eprintln!("sika-sandbox: --secret-key must not be empty");
+        return ExitCode::from(2);
+    }
+    let webhook = match cli.webhook_url.as_deref().map(WebhookTarget::new).transpose() {
+        Ok(webhook) => webhook,
+        Err(reason) => {
+            eprintln!("sika-sandbox: {reason}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("sika-sandbox: could not start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let state = Arc::new(Shared::new(&cli.secret_key, Duration::from_millis(cli.confirm_after_ms), webhook));
+    let code = runtime.block_on(run(&cli, state));
+    // Do not wait on blocking work still in flight (a DNS lookup for a webhook, say).
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    code
+}
+
+async fn run(cli: &Cli, state: state::AppState) -> ExitCode {
+    let listener = match tokio::net::TcpListener::bind((cli.host.as_str(), cli.port)).await {
+        Ok(listener) => listener,
+        Err(err) => {
+            eprintln!("sika-sandbox: could not bind {}:{}: {err}", cli.host, cli.port);
+            return ExitCode::FAILURE;
+        }
+    };
+    let address = match listener.local_addr() {
+        Ok(address) => address,
+        Err(err) => {
+            eprintln!("sika-sandbox: could not read the bound address: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Signal handlers go in before the address is announced: a harness may signal as soon as
+    // it has read the line.
+    let shutdown = match Shutdown::install(cli.exit_on_stdin_eof) {
+        Ok(shutdown) => shutdown,
+        Err(err) => {
+            eprintln!("sika-sandbox: could not install signal handlers: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    announce(address);
+    eprintln!(
+        "sika-sandbox: serving on http://{address} (USSD answer after {} ms, webhook {})",
+        cli.confirm_after_ms,
+        cli.webhook_url.as_deref().unwrap_or("off")
+    );
+
+    let (stop_tx, mut stop_rx) = watch::channel(false);
+    let server = axum::serve(listener, app::router(state).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(async move {
+            let _ = stop_rx.wait_for(|stop| *stop).await;
+        });
+    let mut server = std::pin::pin!(server.into_future());
+    let reason = tokio::select! {
+        result = &mut server => {
+            return match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("sika-sandbox: server error: {err}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        reason = shutdown.wait() => reason,
+    };
+    eprintln!("sika-sandbox: {reason}, shutting down");
+    let _ = stop_tx.send(true);
+    if tokio::time::timeout(SHUTDOWN_GRACE, server).await.is_err() {
+        eprintln!("sika-sandbox: connections still open after the grace period; exiting");
+    }
+    ExitCode::SUCCESS
+}
+
+/// Prints the one line of stdout harnesses wait for, flushed at once. A closed stdout is
+/// not fatal: the sandbox keeps serving (its address is also on stderr).
+fn announce(address: SocketAddr) {
+    let mut stdout = std::io::stdout().lock();
+    let written = writeln!(stdout, "listening on http://{address}").and_then(|()| stdout.flush());
+    if let Err(err) = written {
+        eprintln!("sika-sandbox: could not write the address to stdout: {err}");
+    }
+}
+
+/// The ways to ask the sandbox to stop: SIGINT, SIGTERM, and (opt-in) end of stdin.
+struct Shutdown {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    stdin_eof: Option<oneshot::Receiver<()>>,
+}
+
+impl Shutdown {
+    fn install(watch_stdin: bool) -> std::io::Result<Self> {
+        #[cfg(unix)]
+        let (interrupt, terminate) = {
+            use tokio::signal::unix::{SignalKind, signal};
+            (signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?)
+        };
+        let stdin_eof = if watch_stdin { Some(watch_stdin_eof()?) } else { None };
+        Ok(Self {
+            #[cfg(unix)]
+            interrupt,
+            #[cfg(unix)]
+            terminate,
+            stdin_eof,
+        })
+    }
+
+    /// Resolves with the reason once any of the configured events happens.
+    async fn wait(mut self) -> &'static str {
+        let stdin_eof = async {
+            match self.stdin_eof.take() {
+                // A dropped sender (the reader thread ended some other way) counts as EOF too.
+                Some(receiver) => {
+                    let _ = receiver.await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.interrupt.recv() => "SIGINT",
+                _ = self.terminate.recv() => "SIGTERM",
+                () = stdin_eof => "end of stdin",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => "Ctrl-C",
+                () = stdin_eof => "end of stdin",
+            }
+        }
+    }
+}
+
+/// Reads (and discards) stdin on a plain thread until EOF. Not `tokio::io::stdin`: its
+/// blocking read cannot be cancelled and would hold up runtime shutdown on a signal.
+fn watch_stdin_eof() -> std::io::Result<oneshot::Receiver<()>> {
+    let (sender, receiver) = oneshot::channel();
+    std::thread::Builder::new().name("stdin-eof".to_owned()).spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buffer = [0_u8; 1024];
+        loop {
+            match stdin.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        let _ = sender.send(());
+    })?;
+    Ok(receiver)
+}

@@ -1,0 +1,283 @@
+//! All mutable sandbox state, in memory behind one mutex.
+//!
+//! The lock is a `std::sync::Mutex` held only for short, synchronous sections and never across
+//! an `.await`. A poisoned lock is recovered rather than propagated: the state is plain data,
+//! and a sandbox that stops answering after one bad request would be worse than useless.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, MutexGuard};
+
+use serde::Serialize;
+
+use crate::raw_object::RawObject;
+use crate::time::now_iso;
+
+/// The request log keeps at most this many entries (oldest dropped first), so a sandbox left
+/// running under a long test session does not grow without bound.
+pub const MAX_LOGGED_REQUESTS: usize = 10_000;
+
+/// One API request as it arrived, for tests that prove what a client did or did not send.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoggedRequest {
+    pub method: String,
+    /// The path exactly as on the wire, still percent-encoded.
+    pub path: String,
+    pub query: Option<String>,
+    pub authorized: bool,
+}
+
+/// One attempted webhook delivery.
+#[derive(Debug, Clone, Serialize)]
+pub struct WebhookAttempt {
+    pub reference: String,
+    pub delivered: bool,
+}
+
+/// Ids handed to the builder of a charge's transaction object.
+#[derive(Debug)]
+pub struct ChargeIds {
+    pub transaction_id: u64,
+    pub customer_id: u64,
+    pub customer_created_at: String,
+}
+
+#[derive(Debug)]
+pub enum ChargeError {
+    DuplicateReference,
+    Build(serde_json::Error),
+}
+
+#[derive(Debug)]
+struct StoredTransaction {
+    /// Unique for the life of the process (survives resets), so a USSD timer started for one
+    /// charge never changes a transaction that later replaced it under the same reference.
+    version: u64,
+    object: RawObject,
+}
+
+#[derive(Debug)]
+struct Customer {
+    id: u64,
+    created_at: String,
+}
+
+#[derive(Debug)]
+struct Inner {
+    transactions: HashMap<String, StoredTransaction>,
+    customers: HashMap<String, Customer>,
+    requests: VecDeque<LoggedRequest>,
+    webhooks: Vec<WebhookAttempt>,
+    next_transaction_id: u64,
+    next_customer_id: u64,
+    next_version: u64,
+}
+
+impl Inner {
+    fn new() -> Self {
+        Self {
+            transactions: HashMap::new(),
+            customers: HashMap::new(),
+            requests: VecDeque::new(),
+            webhooks: Vec::new(),
+            next_transaction_id: 1,
+            next_customer_id: 1,
+            next_version: 1,
+        }
+    }
+
+    fn bump_version(&mut self) -> u64 {
+        let version = self.next_version;
+        self.next_version += 1;
+        version
+    }
+}
+
+#[derive(Debug)]
+pub struct Store {
+    inner: Mutex<Inner>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Store {
+    pub fn new() -> Self {
+        Self { inner: Mutex::new(Inner::new()) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A copy of the transaction stored under exactly this `tx_ref`.
+    pub fn get(&self, tx_ref: &str) -> Option<RawObject> {
+        self.lock().transactions.get(tx_ref).map(|t| t.object.clone())
+    }
+
+    /// Stores (or replaces) a transaction as given: the control API's seeding.
+    pub fn put(&self, tx_ref: String, object: RawObject) {
+        let mut inner = self.lock();
+        let version = inner.bump_version();
+        inner.transactions.insert(tx_ref, StoredTransaction { version, object });
+    }
+
+    /// Creates a charge's transaction unless the reference is taken. Checking and inserting
+    /// under one lock makes two concurrent charges with one reference yield exactly one 409.
+    /// Returns the object and its version (for the USSD simulation).
+    pub fn create_charge(
+        &self,
+        tx_ref: &str,
+        email: &str,
+        build: impl FnOnce(&ChargeIds) -> Result<RawObject, serde_json::Error>,
+    ) -> Result<(RawObject, u64), ChargeError> {
+        let mut inner = self.lock();
+        if inner.transactions.contains_key(tx_ref) {
+            return Err(ChargeError::DuplicateReference);
+        }
+        let (customer_id, customer_created_at, new_customer) = match inner.customers.get(email) {
+            Some(c) => (c.id, c.created_at.clone(), false),
+            None => (inner.next_customer_id, now_iso(), true),
+        };
+        let ids = ChargeIds { transaction_id: inner.next_transaction_id, customer_id, customer_created_at };
+        let object = build(&ids).map_err(ChargeError::Build)?;
+        // Counters move only once the build succeeded.
+        inner.next_transaction_id += 1;
+        if new_customer {
+            inner.next_customer_id += 1;
+            inner
+                .customers
+                .insert(email.to_owned(), Customer { id: ids.customer_id, created_at: ids.customer_created_at });
+        }
+        let version = inner.bump_version();
+        inner.transactions.insert(tx_ref.to_owned(), StoredTransaction { version, object: object.clone() });
+        Ok((object, version))
+    }
+
+    /// Sets `status` (and `updated_at` when the object has one). `Ok(None)`: no such transaction.
+    pub fn set_status(&self, tx_ref: &str, status: &str) -> Result<Option<RawObject>, serde_json::Error> {
+        let mut inner = self.lock();
+        let Some(stored) = inner.transactions.get_mut(tx_ref) else {
+            return Ok(None);
+        };
+        stored.object.insert_json("status", status)?;
+        stored.object.replace_existing("updated_at", &now_iso())?;
+        Ok(Some(stored.object.clone()))
+    }
+
+    /// Moves the transaction from status `from` to `to`, only if it is still the same stored
+    /// transaction (`version`) and still in `from`. Returns whether it moved.
+    pub fn transition(&self, tx_ref: &str, version: u64, from: &str, to: &str) -> bool {
+        let mut inner = self.lock();
+        let Some(stored) = inner.transactions.get_mut(tx_ref) else {
+            return false;
+        };
+        if stored.version != version || stored.object.get_str("status").as_deref() != Some(from) {
+            return false;
+        }
+        let mut updated = stored.object.clone();
+        if updated.insert_json("status", to).is_err() || updated.replace_existing("updated_at", &now_iso()).is_err() {
+            return false;
+        }
+        stored.object = updated;
+        true
+    }
+
+    pub fn log_request(&self, request: LoggedRequest) {
+        let mut inner = self.lock();
+        if inner.requests.len() >= MAX_LOGGED_REQUESTS {
+            inner.requests.pop_front();
+        }
+        inner.requests.push_back(request);
+    }
+
+    pub fn requests(&self) -> Vec<LoggedRequest> {
+        self.lock().requests.iter().cloned().collect()
+    }
+
+    pub fn clear_requests(&self) {
+        self.lock().requests.clear();
+    }
+
+    pub fn log_webhook(&self, attempt: WebhookAttempt) {
+        self.lock().webhooks.push(attempt);
+    }
+
+    pub fn webhooks(&self) -> Vec<WebhookAttempt> {
+        self.lock().webhooks.clone()
+    }
+
+    /// Back to a fresh start: no transactions, customers, logged requests or webhooks, ids
+    /// from 1 again. Versions keep counting so timers of earlier charges stay inert.
+    pub fn reset(&self) {
+        let mut inner = self.lock();
+        let next_version = inner.next_version;
+        *inner = Inner::new();
+        inner.next_version = next_version;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(text: &str) -> RawObject {
+        RawObject::parse(text.as_bytes()).unwrap_or_default()
+    }
+
+    #[test]
+    fn charge_then_duplicate() {
+        let store = Store::new();
+        let first = store.create_charge("r1", "a@b.co", |ids| {
+            assert_eq!(ids.transaction_id, 1);
+            Ok(object(r#"{"status":"pending"}"#))
+        });
+        assert!(first.is_ok());
+        let second = store.create_charge("r1", "a@b.co", |_| Ok(RawObject::new()));
+        assert!(matches!(second, Err(ChargeError::DuplicateReference)));
+    }
+
+    #[test]
+    fn transition_respects_version_and_status() {
+        let store = Store::new();
+        let Ok((_, version)) =
+            store.create_charge("r1", "a@b.co", |_| Ok(object(r#"{"status":"pending","updated_at":"x"}"#)))
+        else {
+            panic!("charge failed");
+        };
+        assert!(!store.transition("r1", version + 100, "pending", "successful"));
+        assert!(store.transition("r1", version, "pending", "successful"));
+        assert!(!store.transition("r1", version, "pending", "failed"));
+        let stored = store.get("r1").unwrap_or_default();
+        assert_eq!(stored.get_str("status").as_deref(), Some("successful"));
+        assert_ne!(stored.get_str("updated_at").as_deref(), Some("x"));
+        // A seeded replacement is a new version: the old timer cannot touch it.
+        store.put("r1".into(), object(r#"{"status":"successful"}"#));
+        assert!(!store.transition("r1", version, "successful", "reversed"));
+    }
+
+    #[test]
+    fn set_status_adds_no_updated_at() {
+        let store = Store::new();
+        store.put("s".into(), object(r#"{"tx_ref":"s"}"#));
+        let updated = store.set_status("s", "weird").ok().flatten();
+        let text = updated.and_then(|o| serde_json::to_string(&o).ok());
+        assert_eq!(text.as_deref(), Some(r#"{"tx_ref":"s","status":"weird"}"#));
+        assert!(matches!(store.set_status("missing", "x"), Ok(None)));
+    }
+
+    #[test]
+    fn reset_restarts_ids() {
+        let store = Store::new();
+        let _ = store.create_charge("r1", "a@b.co", |_| Ok(RawObject::new()));
+        store.reset();
+        assert!(store.get("r1").is_none());
+        let _ = store.create_charge("r2", "a@b.co", |ids| {
+            assert_eq!(ids.transaction_id, 1);
+            assert_eq!(ids.customer_id, 1);
+            Ok(RawObject::new())
+        });
+    }
+}
