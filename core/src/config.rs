@@ -36,6 +36,9 @@ impl ClientConfig {
     /// Default for [`bank_cache_ttl_seconds`](Self::bank_cache_ttl_seconds).
     pub const DEFAULT_BANK_CACHE_TTL_SECONDS: u64 = 3600;
 
+    /// Upper bound of the timeouts: one day (a deadline must stay representable).
+    pub const MAX_TIMEOUT_MS: u64 = 86_400_000;
+
     /// A configuration with every default.
     pub fn new(secret_key: impl Into<SecretKey>, base_url: impl Into<String>) -> Self {
         Self {
@@ -70,8 +73,13 @@ impl ClientConfig {
         if !self.secret_key.expose().bytes().all(|b| b.is_ascii_graphic()) {
             return Err(SikaError::configuration("secret_key contains white space, control or non-ASCII characters"));
         }
-        if self.timeout_ms == 0 || self.connect_timeout_ms == 0 {
-            return Err(SikaError::configuration("timeout_ms and connect_timeout_ms must be greater than zero"));
+        for (name, value) in [("timeout_ms", self.timeout_ms), ("connect_timeout_ms", self.connect_timeout_ms)] {
+            if value == 0 || value > Self::MAX_TIMEOUT_MS {
+                return Err(SikaError::configuration(format!(
+                    "{name} must be between 1 and {} (one day)",
+                    Self::MAX_TIMEOUT_MS
+                )));
+            }
         }
         if let Some(suffix) = &self.user_agent_suffix {
             if suffix.is_empty() || !suffix.bytes().all(|b| b == b' ' || b.is_ascii_graphic()) {
@@ -150,6 +158,19 @@ mod tests {
             "",
         ] {
             assert!(matches!(config(bad).validate(), Err(SikaError::Configuration { .. })), "{bad}");
+        }
+    }
+
+    #[test]
+    fn timeouts_must_be_positive_and_bounded() {
+        for (timeout_ms, connect_timeout_ms) in [(0, 1), (1, 0), (u64::MAX, 1), (1, ClientConfig::MAX_TIMEOUT_MS + 1)] {
+            let mut config = config("https://api.example.com");
+            config.timeout_ms = timeout_ms;
+            config.connect_timeout_ms = connect_timeout_ms;
+            assert!(
+                matches!(config.validate(), Err(SikaError::Configuration { .. })),
+                "{timeout_ms} {connect_timeout_ms}"
+            );
         }
     }
 

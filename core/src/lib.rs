@@ -54,3 +54,8 @@ pub use status::{MerchantAction, PaymentType, TransactionStatus, is_final, merch
 pub use timestamp::{Timestamp, parse_timestamp};
 pub use transport::MAX_RESPONSE_BYTES;
 pub use validation::MAX_REFERENCE_CHARS;
+
+/// The README's Rust example is compiled as a doctest, so it cannot drift from the API.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
