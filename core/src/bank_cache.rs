@@ -24,6 +24,26 @@ impl BankCache {
         Self { ttl, slots: Mutex::new(HashMap::new()) }
     }
 
+    /// `fetch`'s result, stored when it succeeded, whatever the cache held.
+    pub(crate) async fn refresh<F>(&self, key: &str, fetch: F) -> Result<Vec<Bank>>
+    where
+        F: Future<Output = Result<Vec<Bank>>>,
+    {
+        let slot = self.slot(key);
+        let mut cached = slot.lock().await;
+        let banks = fetch.await?;
+        if !self.ttl.is_zero() {
+            *cached = Some((Instant::now(), banks.clone()));
+        }
+        Ok(banks)
+    }
+
+    fn slot(&self, key: &str) -> Slot {
+        // A poisoned map only means another thread panicked mid-insert of an Arc; the map is still sound.
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(slots.entry(key.to_owned()).or_default())
+    }
+
     /// The cached list for `key` if fresh, else `fetch`'s result (stored when it succeeded).
     pub(crate) async fn get_or_fetch<F>(&self, key: &str, fetch: F) -> Result<Vec<Bank>>
     where
@@ -32,11 +52,7 @@ impl BankCache {
         if self.ttl.is_zero() {
             return fetch.await;
         }
-        let slot = {
-            // A poisoned map only means another thread panicked mid-insert of an Arc; the map is still sound.
-            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            Arc::clone(slots.entry(key.to_owned()).or_default())
-        };
+        let slot = self.slot(key);
         let mut cached = slot.lock().await;
         if let Some((fetched_at, banks)) = cached.as_ref() {
             if fetched_at.elapsed() < self.ttl {

@@ -8,6 +8,9 @@ use crate::client::Client;
 use crate::config::ClientConfig;
 use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
+use crate::safety::await_status::AwaitOptions;
+use crate::safety::confirm::{ExpectedPayment, PaymentCheck};
+use crate::safety::webhook::WebhookDecision;
 
 /// Blocking Sika client. Owns one multi-thread Tokio runtime for its whole life (never one
 /// per call) and is safe to share between threads: calls from many threads run at once over
@@ -56,6 +59,26 @@ impl BlockingClient {
     /// See [`Client::initiate_charge`].
     pub fn initiate_charge(&self, request: &ChargeRequest) -> Result<ChargeResponse> {
         self.run(self.client.initiate_charge(request))
+    }
+
+    /// See [`Client::confirm_payment`].
+    pub fn confirm_payment(&self, reference: &str, expected: &ExpectedPayment) -> Result<PaymentCheck> {
+        self.run(self.client.confirm_payment(reference, expected))
+    }
+
+    /// See [`Client::handle_webhook`].
+    pub fn handle_webhook(&self, body: &[u8], expected: &ExpectedPayment) -> Result<WebhookDecision> {
+        self.run(self.client.handle_webhook(body, expected))
+    }
+
+    /// See [`Client::await_final_status`]. Cancel it from another thread with `options.cancellation`.
+    pub fn await_final_status(&self, reference: &str, options: &AwaitOptions) -> Result<Transaction> {
+        self.run(self.client.await_final_status(reference, options))
+    }
+
+    /// See [`Client::refresh_banks`].
+    pub fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
+        self.run(self.client.refresh_banks(country))
     }
 
     /// The async client sharing this client's connection pool and cache.

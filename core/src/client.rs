@@ -11,8 +11,11 @@ use crate::config::ClientConfig;
 use crate::decode;
 use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
+use crate::safety::await_status::{self, AwaitOptions, Schedule};
+use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
+use crate::safety::webhook::{self, WebhookDecision};
 use crate::secret::SecretKey;
-use crate::transport::{Reply, Transport};
+use crate::transport::{Reply, Sent, Transport};
 use crate::validation;
 
 /// Everything but RFC 3986's unreserved characters is encoded, so a reference is always
@@ -106,9 +109,73 @@ impl Client {
             .map_err(|e| SikaError::invalid_input("charge", format!("cannot be encoded: {e}")))?;
         let url = self.endpoint(&["charge"]);
         self.scrubbed(async {
-            let reply = self.inner.transport.post_json(url, body).await?;
-            with_retry_after(&reply, decode::charge_response(reply.status, &reply.body))
+            let outcome = match self.inner.transport.post_json(url, body).await {
+                Ok(reply) => Ok(with_retry_after(&reply, decode::charge_response(reply.status, &reply.body))),
+                Err((error, sent)) => Err((error, sent)),
+            };
+            charge_outcome(&request.reference, outcome)
         })
+        .await
+    }
+
+    /// Verifies `reference` and checks it against the order. Only `Confirmed` means ship:
+    /// status exactly `successful`, and reference, currency and amount all equal the order's.
+    pub async fn confirm_payment(&self, reference: &str, expected: &ExpectedPayment) -> Result<PaymentCheck> {
+        confirm::validate_expected(expected)?;
+        let transaction = self.verify_transaction(reference).await?;
+        Ok(confirm::check_payment(transaction, reference, expected))
+    }
+
+    /// Decides what to do with a webhook notification for the order `expected` describes
+    /// (look the order up by [`parse_webhook_event`](crate::parse_webhook_event)'s reference first).
+    /// The notification is only a hint: `Fulfil` comes only from verifying its reference.
+    /// Answer the webhook with [`WebhookDecision::http_status`]. Deliveries can repeat: make
+    /// fulfilment idempotent on the reference.
+    pub async fn handle_webhook(&self, body: &[u8], expected: &ExpectedPayment) -> Result<WebhookDecision> {
+        confirm::validate_expected(expected)?;
+        let reference = match webhook::reference_to_verify(body) {
+            Ok(reference) => reference,
+            Err(ended) => return Ok(ended.into()),
+        };
+        let verified = self.verify_transaction(&reference).await;
+        Ok(webhook::decide(verified, &reference, expected))
+    }
+
+    /// Verifies `reference` while it is pending (the customer has not answered the USSD prompt
+    /// yet), on the schedule of `options`, and returns the transaction once its status is
+    /// final. Ends with `Timeout` at the deadline, or `Cancelled` when `options.cancellation` is
+    /// cancelled. Brief outages and a charge not yet visible are retried within the deadline.
+    pub async fn await_final_status(&self, reference: &str, options: &AwaitOptions) -> Result<Transaction> {
+        validation::reference(reference)?;
+        options.validate()?;
+        let poll = async {
+            let mut schedule = Schedule::new(options);
+            while schedule.wait().await {
+                let check = tokio::time::timeout_at(schedule.deadline, self.verify_transaction(reference));
+                match check.await {
+                    Ok(Ok(transaction)) if transaction.status.is_final() => return Ok(transaction),
+                    Ok(Ok(_pending)) => {}
+                    Ok(Err(error)) if await_status::is_worth_retrying(&error) => {}
+                    Ok(Err(error)) => return Err(error),
+                    Err(_deadline) => break,
+                }
+            }
+            Err(SikaError::Timeout)
+        };
+        match &options.cancellation {
+            Some(cancellation) => cancellation.run(poll).await,
+            None => poll.await,
+        }
+    }
+
+    /// Fetches a country's bank list from the service, bypassing the cache, and stores it.
+    pub async fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
+        let url = self.list_url("bank", country)?;
+        let cache_key = url.query().unwrap_or_default().to_owned();
+        self.scrubbed(self.inner.bank_cache.refresh(&cache_key, async {
+            let reply = self.inner.transport.get(url).await?;
+            with_retry_after(&reply, decode::banks_response(reply.status, &reply.body))
+        }))
         .await
     }
 
@@ -146,6 +213,27 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// A charge's result: once the request may have reached the service, any failure that is not
+/// a definite refusal means the charge may exist, so it becomes `ChargeOutcomeUnknown`.
+fn charge_outcome(
+    reference: &str,
+    outcome: std::result::Result<Result<ChargeResponse>, (SikaError, Sent)>,
+) -> Result<ChargeResponse> {
+    let unknown = |reason: String| SikaError::ChargeOutcomeUnknown { reference: reference.to_owned(), reason };
+    match outcome {
+        Ok(Ok(response)) => Ok(response),
+        Err((error, Sent::No)) => Err(error),
+        Err((error, Sent::Maybe)) => Err(unknown(error.to_string())),
+        Ok(Err(SikaError::Api { http_status, message })) if http_status >= 500 => {
+            Err(unknown(format!("the service answered HTTP {http_status}: {message}")))
+        }
+        Ok(Err(SikaError::UnexpectedResponse { http_status, reason })) if !(300..500).contains(&http_status) => {
+            Err(unknown(format!("HTTP {http_status} with an unreadable body: {reason}")))
+        }
+        Ok(Err(definite)) => Err(definite),
+    }
+}
+
 /// Fills in `Retry-After` on a rate-limit error from the reply's header.
 fn with_retry_after<T>(reply: &Reply, result: Result<T>) -> Result<T> {
     result.map_err(|error| match error {
@@ -162,6 +250,9 @@ fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
         SikaError::Network { reason } => SikaError::Network { reason: key.scrub(&reason) },
         SikaError::UnexpectedResponse { http_status, reason } => {
             SikaError::UnexpectedResponse { http_status, reason: key.scrub(&reason) }
+        }
+        SikaError::ChargeOutcomeUnknown { reference, reason } => {
+            SikaError::ChargeOutcomeUnknown { reference, reason: key.scrub(&reason) }
         }
         other => other,
     }

@@ -61,6 +61,19 @@ pub enum SikaError {
         /// What was wrong with it.
         reason: String,
     },
+    /// A charge was sent but its outcome is unknown (timeout, broken connection, 5xx, garbled
+    /// answer): it may or may not have been created. Never send it again blindly: verify
+    /// `reference` (or wait for the webhook) to learn what happened.
+    #[error("the charge's outcome is unknown ({reason}); verify reference `{reference}` before trying again")]
+    ChargeOutcomeUnknown {
+        /// The charge's reference, to verify.
+        reference: String,
+        /// What went wrong after sending.
+        reason: String,
+    },
+    /// The call was cancelled by the caller.
+    #[error("the call was cancelled")]
+    Cancelled,
     /// The client is misconfigured or misused (bad base URL, missing key, no TLS roots, ...).
     #[error("configuration error: {reason}")]
     Configuration {

@@ -32,6 +32,7 @@ mod country;
 pub mod decode;
 mod error;
 mod models;
+mod safety;
 mod secret;
 mod status;
 mod timestamp;
@@ -49,6 +50,12 @@ pub use models::{
     Bank, BankAccountType, ChargeRequest, ChargeResponse, CustomField, Customer, MobileMoneyProvider, Transaction,
 };
 pub use rust_decimal::Decimal;
+pub use safety::await_status::{AwaitOptions, Cancellation};
+pub use safety::confirm::{ExpectedPayment, PaymentCheck, check_payment};
+pub use safety::phone::normalize_phone_number;
+pub use safety::webhook::{
+    CHARGE_SUCCESS, MAX_WEBHOOK_BYTES, MAX_WEBHOOK_DEPTH, WebhookDecision, WebhookEvent, parse_webhook_event,
+};
 pub use secret::SecretKey;
 pub use status::{MerchantAction, PaymentType, TransactionStatus, is_final, merchant_action};
 pub use timestamp::{Timestamp, parse_timestamp};

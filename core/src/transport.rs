@@ -23,6 +23,15 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 const BACKOFF_BASE: Duration = Duration::from_millis(200);
 const BACKOFF_CAP: Duration = Duration::from_secs(5);
 
+/// Whether a request that failed may have reached the service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// The connection was never established: nothing left this machine.
+    No,
+    /// It may have been received and acted on.
+    Maybe,
+}
+
 /// What came back: status, `Retry-After` seconds when sent, and the body.
 pub(crate) struct Reply {
     pub status: u16,
@@ -73,7 +82,7 @@ impl Transport {
         let deadline = Instant::now() + self.timeout;
         let mut attempt = 0;
         loop {
-            let outcome = self.attempt(Method::GET, url.clone(), None, deadline).await;
+            let outcome = self.attempt(Method::GET, url.clone(), None, deadline, &mut Sent::Maybe).await;
             let wait = match &outcome {
                 Ok(reply) if is_retryable_status(reply.status) => match reply.retry_after_seconds {
                     Some(seconds) if reply.status == 429 => {
@@ -95,13 +104,23 @@ impl Transport {
     }
 
     /// A POST of a JSON body, sent once: a charge that may have reached the service must
-    /// never be sent again.
-    pub(crate) async fn post_json(&self, url: Url, body: Vec<u8>) -> Result<Reply> {
+    /// never be sent again. The error says whether the request certainly did not leave
+    /// (`Sent::No`: the connection was never made) or may have reached the service.
+    pub(crate) async fn post_json(&self, url: Url, body: Vec<u8>) -> std::result::Result<Reply, (SikaError, Sent)> {
         let deadline = Instant::now() + self.timeout;
-        self.attempt(Method::POST, url, Some(body), deadline).await
+        let mut sent = Sent::Maybe;
+        let outcome = self.attempt(Method::POST, url, Some(body), deadline, &mut sent).await;
+        outcome.map_err(|error| (error, sent))
     }
 
-    async fn attempt(&self, method: Method, url: Url, body: Option<Vec<u8>>, deadline: Instant) -> Result<Reply> {
+    async fn attempt(
+        &self,
+        method: Method,
+        url: Url,
+        body: Option<Vec<u8>>,
+        deadline: Instant,
+        sent: &mut Sent,
+    ) -> Result<Reply> {
         let mut request = self
             .http
             .request(method, url)
@@ -111,7 +130,12 @@ impl Transport {
             request = request.header(CONTENT_TYPE, "application/json").body(body);
         }
         let exchange = async {
-            let response = request.send().await.map_err(transport_error)?;
+            let response = request.send().await.map_err(|error| {
+                if error.is_connect() {
+                    *sent = Sent::No;
+                }
+                transport_error(error)
+            })?;
             let status = response.status();
             let retry_after_seconds = retry_after(&response);
             let body = read_capped(response, status).await?;

@@ -29,6 +29,10 @@ pub enum SikaError {
     Network { reason: String },
     /// The response was not what the service's interface describes.
     UnexpectedResponse { http_status: u16, reason: String },
+    /// A charge was sent but its outcome is unknown: verify `reference` before trying again.
+    ChargeOutcomeUnknown { reference: String, reason: String },
+    /// The call was cancelled by the caller.
+    Cancelled,
     /// The client is misconfigured or misused.
     Configuration { reason: String },
 }
@@ -56,6 +60,8 @@ impl From<sika_core::SikaError> for SikaError {
             Core::Timeout => Self::Timeout,
             Core::Network { reason } => Self::Network { reason },
             Core::UnexpectedResponse { http_status, reason } => Self::UnexpectedResponse { http_status, reason },
+            Core::ChargeOutcomeUnknown { reference, reason } => Self::ChargeOutcomeUnknown { reference, reason },
+            Core::Cancelled => Self::Cancelled,
             Core::Configuration { reason } => Self::Configuration { reason },
         }
     }
@@ -76,6 +82,8 @@ impl From<&SikaError> for sika_core::SikaError {
             Ffi::Timeout => Self::Timeout,
             Ffi::Network { reason } => Self::Network { reason },
             Ffi::UnexpectedResponse { http_status, reason } => Self::UnexpectedResponse { http_status, reason },
+            Ffi::ChargeOutcomeUnknown { reference, reason } => Self::ChargeOutcomeUnknown { reference, reason },
+            Ffi::Cancelled => Self::Cancelled,
             Ffi::Configuration { reason } => Self::Configuration { reason },
         }
     }

@@ -1,0 +1,215 @@
+//! The payment-safety layer against the sandbox: confirm_payment, handle_webhook,
+//! await_final_status, and a charge whose outcome is unknown.
+
+mod support;
+
+use std::time::Duration;
+
+use sika_core::{
+    Amount, AwaitOptions, Cancellation, ChargeRequest, Client, ClientConfig, ExpectedPayment, MerchantAction,
+    PaymentCheck, SikaError, TransactionStatus, WebhookDecision,
+};
+use support::{Sandbox, transaction_object};
+
+fn expected(amount: &str, currency: &str) -> ExpectedPayment {
+    ExpectedPayment { amount: amount.parse::<Amount>().expect("amount"), currency: currency.into() }
+}
+
+fn notification(reference: &str) -> Vec<u8> {
+    format!(r#"{{"event":"charge.success","data":{{"reference":"{reference}"}}}}"#).into_bytes()
+}
+
+fn fast_await() -> AwaitOptions {
+    AwaitOptions { initial_delay_ms: 50, interval_ms: 50, max_interval_ms: 200, timeout_ms: 5000, cancellation: None }
+}
+
+#[tokio::test]
+async fn confirm_payment_confirms_only_an_exact_match() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    sandbox.seed_transaction(&transaction_object("PAID-1", "successful", "100.10"));
+    sandbox.seed_transaction(&transaction_object("WORD-1", "success", "100.10"));
+    sandbox.seed_transaction(&transaction_object("PEND-1", "pending", "100.10"));
+    sandbox.seed_transaction(&transaction_object("FAIL-1", "failed", "100.10"));
+
+    assert!(client.confirm_payment("PAID-1", &expected("100.1", "ghs")).await.expect("check").is_confirmed());
+    let short = client.confirm_payment("PAID-1", &expected("100.11", "GHS")).await.expect("check");
+    assert!(matches!(short, PaymentCheck::Mismatch { ref field, .. } if field == "amount"), "{short:?}");
+    let currency = client.confirm_payment("PAID-1", &expected("100.10", "KES")).await.expect("check");
+    assert!(matches!(currency, PaymentCheck::Mismatch { ref field, .. } if field == "currency"), "{currency:?}");
+    let word = client.confirm_payment("WORD-1", &expected("100.10", "GHS")).await.expect("check");
+    assert!(matches!(word, PaymentCheck::NotPaid { action: MerchantAction::Investigate, .. }), "{word:?}");
+    assert!(matches!(
+        client.confirm_payment("PEND-1", &expected("100.10", "GHS")).await,
+        Ok(PaymentCheck::NotYet { .. })
+    ));
+    let failed = client.confirm_payment("FAIL-1", &expected("100.10", "GHS")).await.expect("check");
+    assert!(matches!(failed, PaymentCheck::NotPaid { action: MerchantAction::InformCustomerAllowRetry, .. }));
+    assert_eq!(client.confirm_payment("NOPE", &expected("1", "GHS")).await, Err(SikaError::TransactionNotFound));
+}
+
+#[tokio::test]
+async fn confirm_payment_checks_the_order_before_sending() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    for bad in [expected("0", "GHS"), expected("-5", "GHS"), expected("5", "CEDI")] {
+        assert!(matches!(client.confirm_payment("ORDER-1", &bad).await, Err(SikaError::InvalidInput { .. })));
+    }
+    assert!(sandbox.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_webhook_is_fulfilled_only_after_verification() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    let order = expected("25.00", "GHS");
+    sandbox.seed_transaction(&transaction_object("HOOK-PAID", "successful", "25.00"));
+    sandbox.seed_transaction(&transaction_object("HOOK-FAILED", "failed", "25.00"));
+    sandbox.seed_transaction(&transaction_object("HOOK-PENDING", "pending", "25.00"));
+    sandbox.seed_transaction(&transaction_object("HOOK-SHORT", "successful", "2.50"));
+    sandbox.seed_transaction(&transaction_object("HOOK-WORD", "success", "25.00"));
+
+    let decide = |reference: &'static str| {
+        let client = client.clone();
+        let order = order.clone();
+        async move { client.handle_webhook(&notification(reference), &order).await.expect("decision") }
+    };
+    let paid = decide("HOOK-PAID").await;
+    assert!(
+        matches!(paid, WebhookDecision::Fulfil { ref transaction } if transaction.tx_ref == "HOOK-PAID"),
+        "{paid:?}"
+    );
+    assert_eq!((paid.acknowledge(), paid.http_status()), (true, 200));
+    assert!(matches!(decide("HOOK-FAILED").await, WebhookDecision::Ignore { .. }));
+    let pending = decide("HOOK-PENDING").await;
+    assert!(matches!(pending, WebhookDecision::RetryLater { .. }));
+    assert_eq!((pending.acknowledge(), pending.http_status()), (false, 503));
+    assert!(matches!(decide("HOOK-SHORT").await, WebhookDecision::Investigate { .. }));
+    assert!(matches!(decide("HOOK-WORD").await, WebhookDecision::Investigate { .. }));
+    let forged = decide("HOOK-NEVER-CHARGED").await;
+    assert!(matches!(forged, WebhookDecision::Reject { .. }), "{forged:?}");
+    assert_eq!(forged.http_status(), 400);
+    // A repeated delivery gets the same decision: fulfilment must be idempotent on the reference.
+    assert_eq!(decide("HOOK-PAID").await, paid);
+}
+
+#[tokio::test]
+async fn malformed_or_foreign_notifications_send_nothing() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    let order = expected("1", "GHS");
+    let oversized = vec![b' '; sika_core::MAX_WEBHOOK_BYTES + 1];
+    let deep = format!(r#"{{"event":"charge.success","data":{}}}"#, "[".repeat(10_000));
+    let rejected: [&[u8]; 5] = [
+        b"not json",
+        br#"{"event":"charge.success"}"#,
+        br#"{"event":"charge.success","data":{}}"#,
+        &oversized,
+        deep.as_bytes(),
+    ];
+    for body in rejected {
+        let decision = client.handle_webhook(body, &order).await.expect("decision");
+        assert!(matches!(decision, WebhookDecision::Reject { .. }), "{decision:?}");
+    }
+    let other = client.handle_webhook(br#"{"event":"transfer.failed","data":{"reference":"X"}}"#, &order).await;
+    assert!(matches!(other, Ok(WebhookDecision::Ignore { .. })));
+    assert!(sandbox.requests().is_empty(), "no verification for a notification that is not a charge.success");
+}
+
+#[tokio::test]
+async fn await_final_status_follows_the_ussd_answer() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    for (suffix, want) in [("0000", TransactionStatus::Successful), ("1111", TransactionStatus::Failed)] {
+        let reference = format!("WAIT-{suffix}");
+        client.initiate_charge(&charge(&reference, &format!("+23324412{suffix}"))).await.expect("charge");
+        let transaction = client.await_final_status(&reference, &fast_await()).await.expect("final");
+        assert_eq!(transaction.status, want);
+    }
+}
+
+#[tokio::test]
+async fn await_final_status_times_out_on_a_customer_who_never_answers() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    client.initiate_charge(&charge("WAIT-3333", "+233244123333")).await.expect("charge");
+    let options = AwaitOptions { timeout_ms: 600, ..fast_await() };
+    let started = std::time::Instant::now();
+    assert_eq!(client.await_final_status("WAIT-3333", &options).await.map(|_| ()), Err(SikaError::Timeout));
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn await_final_status_stops_when_cancelled_and_polls_no_more() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    client.initiate_charge(&charge("WAIT-CANCEL", "+233244123333")).await.expect("charge");
+    let cancellation = Cancellation::new();
+    let options = AwaitOptions { timeout_ms: 60_000, cancellation: Some(cancellation.clone()), ..fast_await() };
+    let waiting = tokio::spawn({
+        let client = client.clone();
+        async move { client.await_final_status("WAIT-CANCEL", &options).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    cancellation.cancel();
+    let result = tokio::time::timeout(Duration::from_secs(2), waiting).await.expect("ends promptly").expect("task");
+    assert_eq!(result.map(|_| ()), Err(SikaError::Cancelled));
+    let polls = sandbox.requests().len();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(sandbox.requests().len(), polls, "no verification after cancellation");
+}
+
+#[tokio::test]
+async fn await_final_status_rejects_bad_options_before_sending() {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    let options = AwaitOptions { interval_ms: 0, ..fast_await() };
+    assert!(matches!(client.await_final_status("R", &options).await, Err(SikaError::InvalidInput { .. })));
+    assert!(matches!(client.await_final_status("..", &fast_await()).await, Err(SikaError::InvalidInput { .. })));
+    assert!(sandbox.requests().is_empty());
+}
+
+fn charge(reference: &str, phone: &str) -> ChargeRequest {
+    ChargeRequest {
+        amount: "10".parse::<Amount>().expect("amount"),
+        email: "ama@example.com".into(),
+        phone_number: phone.into(),
+        reference: reference.into(),
+        currency: "GHS".into(),
+        provider: "MTN".into(),
+        callback_url: None,
+    }
+}
+
+/// A server that reads the request and closes the connection without answering: the charge
+/// may have been received, so its outcome is unknown and it must not be re-sent.
+#[tokio::test]
+async fn a_charge_whose_answer_is_lost_is_outcome_unknown_and_sent_once() {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    let accepted = tokio::spawn(async move {
+        let mut connections = 0;
+        while let Ok(Ok((mut socket, _))) = tokio::time::timeout(Duration::from_millis(1500), listener.accept()).await {
+            connections += 1;
+            let mut buffer = [0u8; 4096];
+            let _ = socket.read(&mut buffer).await;
+            drop(socket);
+        }
+        connections
+    });
+    let client = Client::new(ClientConfig::new(support::KEY, format!("http://{address}"))).expect("client");
+    match client.initiate_charge(&charge("LOST-1", "+233244125678")).await {
+        Err(SikaError::ChargeOutcomeUnknown { reference, .. }) => assert_eq!(reference, "LOST-1"),
+        other => panic!("expected ChargeOutcomeUnknown, got {other:?}"),
+    }
+    assert_eq!(accepted.await.expect("listener"), 1, "a charge is never sent twice");
+}
+
+#[tokio::test]
+async fn a_charge_that_cannot_connect_was_not_sent() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let client = Client::new(ClientConfig::new(support::KEY, format!("http://127.0.0.1:{port}"))).expect("client");
+    let result = client.initiate_charge(&charge("NOT-SENT", "+233244125678")).await;
+    assert!(matches!(result, Err(SikaError::Network { .. })), "{result:?}");
+}
