@@ -54,7 +54,8 @@ pub use safety::await_status::{AwaitOptions, Cancellation};
 pub use safety::confirm::{ExpectedPayment, PaymentCheck, check_payment};
 pub use safety::phone::normalize_phone_number;
 pub use safety::webhook::{
-    CHARGE_SUCCESS, MAX_WEBHOOK_BYTES, MAX_WEBHOOK_DEPTH, WebhookDecision, WebhookEvent, parse_webhook_event,
+    CHARGE_SUCCESS, MAX_WEBHOOK_BYTES, MAX_WEBHOOK_DEPTH, WebhookDecision, WebhookDecisionKind, WebhookEvent,
+    parse_webhook_event,
 };
 pub use secret::SecretKey;
 pub use status::{MerchantAction, PaymentType, TransactionStatus, is_final, merchant_action};

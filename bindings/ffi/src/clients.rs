@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::config::{self, ClientConfig};
 use crate::error::Result;
 use crate::records::{Bank, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
+use crate::safety::{AwaitOptions, ExpectedPayment, PaymentCheck, WebhookDecision};
 
 fn converted<T, U: From<T>>(items: Vec<T>) -> Vec<U> {
     items.into_iter().map(U::from).collect()
@@ -47,9 +48,33 @@ impl Client {
         Ok(self.0.verify_transaction(&reference).await?.into())
     }
 
-    /// Starts a mobile money charge. Sent once, never retried.
+    /// Starts a mobile money charge. Sent once, never retried; when its outcome is unknown,
+    /// throws `ChargeOutcomeUnknown` naming the reference to verify.
     pub async fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
         Ok(self.0.initiate_charge(&request.into()).await?.into())
+    }
+
+    /// Verifies `reference` and checks it against the order. Ship only on `Confirmed`.
+    pub async fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
+        Ok(self.0.confirm_payment(&reference, &expected.into()).await?.into())
+    }
+
+    /// Decides what to do with a webhook notification for the order `expected` describes.
+    pub async fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
+        Ok(self.0.handle_webhook(&body, &expected.into()).await?.into())
+    }
+
+    /// Verifies while pending until the status is final; throws `Timeout` or `Cancelled`.
+    #[uniffi::method(default(options = None))]
+    pub async fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
+        let options = options.unwrap_or_default().into();
+        Ok(self.0.await_final_status(&reference, &options).await?.into())
+    }
+
+    /// Fetches a country's bank list, bypassing the cache, and stores it.
+    #[uniffi::method(default(country = None))]
+    pub async fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
+        Ok(converted(self.0.refresh_banks(country.as_deref()).await?))
     }
 }
 
@@ -92,5 +117,28 @@ impl BlockingClient {
     /// See `Client.initiate_charge`.
     pub fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
         Ok(self.0.initiate_charge(&request.into())?.into())
+    }
+
+    /// See `Client.confirm_payment`.
+    pub fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
+        Ok(self.0.confirm_payment(&reference, &expected.into())?.into())
+    }
+
+    /// See `Client.handle_webhook`.
+    pub fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
+        Ok(self.0.handle_webhook(&body, &expected.into())?.into())
+    }
+
+    /// See `Client.await_final_status`; cancel it from another thread with `options.cancellation`.
+    #[uniffi::method(default(options = None))]
+    pub fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
+        let options = options.unwrap_or_default().into();
+        Ok(self.0.await_final_status(&reference, &options)?.into())
+    }
+
+    /// See `Client.refresh_banks`.
+    #[uniffi::method(default(country = None))]
+    pub fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
+        Ok(converted(self.0.refresh_banks(country.as_deref())?))
     }
 }

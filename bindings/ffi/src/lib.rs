@@ -12,6 +12,7 @@ mod config;
 mod error;
 mod functions;
 mod records;
+mod safety;
 mod status;
 
 pub use clients::{BlockingClient, Client};
@@ -21,4 +22,5 @@ pub use records::{
     Bank, BankAccountType, ChargeRequest, ChargeResponse, CountryInfo, CustomField, Customer, MobileMoneyProvider,
     Transaction,
 };
+pub use safety::{AwaitOptions, Cancellation, ExpectedPayment, PaymentCheck, WebhookDecision, WebhookEvent};
 pub use status::{MerchantAction, PaymentType, TransactionStatus};

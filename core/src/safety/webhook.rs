@@ -61,20 +61,58 @@ pub enum WebhookDecision {
     },
 }
 
-impl WebhookDecision {
+/// The kind of a [`WebhookDecision`], without its data: it decides how to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WebhookDecisionKind {
+    /// See [`WebhookDecision::Fulfil`].
+    Fulfil,
+    /// See [`WebhookDecision::Investigate`].
+    Investigate,
+    /// See [`WebhookDecision::Ignore`].
+    Ignore,
+    /// See [`WebhookDecision::RetryLater`].
+    RetryLater,
+    /// See [`WebhookDecision::Reject`].
+    Reject,
+}
+
+impl WebhookDecisionKind {
     /// Whether to answer HTTP 200 (the service then stops delivering this notification).
-    pub fn acknowledge(&self) -> bool {
-        matches!(self, Self::Fulfil { .. } | Self::Investigate { .. } | Self::Ignore { .. })
+    pub fn acknowledge(self) -> bool {
+        self.http_status() == 200
     }
 
     /// The HTTP status to answer with: 200 when acknowledged, 503 to ask for a redelivery,
     /// 400 for a notification that is not genuine or well-formed.
-    pub fn http_status(&self) -> u16 {
+    pub fn http_status(self) -> u16 {
         match self {
-            Self::Fulfil { .. } | Self::Investigate { .. } | Self::Ignore { .. } => 200,
-            Self::RetryLater { .. } => 503,
-            Self::Reject { .. } => 400,
+            Self::Fulfil | Self::Investigate | Self::Ignore => 200,
+            Self::RetryLater => 503,
+            Self::Reject => 400,
         }
+    }
+}
+
+impl WebhookDecision {
+    /// The decision's kind.
+    pub fn kind(&self) -> WebhookDecisionKind {
+        match self {
+            Self::Fulfil { .. } => WebhookDecisionKind::Fulfil,
+            Self::Investigate { .. } => WebhookDecisionKind::Investigate,
+            Self::Ignore { .. } => WebhookDecisionKind::Ignore,
+            Self::RetryLater { .. } => WebhookDecisionKind::RetryLater,
+            Self::Reject { .. } => WebhookDecisionKind::Reject,
+        }
+    }
+
+    /// Whether to answer HTTP 200 (the service then stops delivering this notification).
+    pub fn acknowledge(&self) -> bool {
+        self.kind().acknowledge()
+    }
+
+    /// The HTTP status to answer with (see [`WebhookDecisionKind::http_status`]).
+    pub fn http_status(&self) -> u16 {
+        self.kind().http_status()
     }
 }
 
