@@ -108,6 +108,15 @@ impl Client {
         let body = serde_json::to_vec(&body)
             .map_err(|e| SikaError::invalid_input("charge", format!("cannot be encoded: {e}")))?;
         let url = self.endpoint(&["charge"]);
+        log::info!(
+            target: "sika",
+            "charge {}: {} {} to {} via {}",
+            request.reference,
+            request.amount,
+            currency,
+            crate::validation::mask_phone(&request.phone_number),
+            request.provider
+        );
         self.scrubbed(async {
             let outcome = match self.inner.transport.post_json(url, body).await {
                 Ok(reply) => Ok(with_retry_after(&reply, decode::charge_response(reply.status, &reply.body))),

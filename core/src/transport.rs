@@ -95,6 +95,7 @@ impl Transport {
             };
             match wait {
                 Some(wait) if attempt < self.max_retries && Instant::now() + wait < deadline => {
+                    log::warn!(target: "sika", "GET {} failed ({}); retry {} in {} ms", url.path(), outcome_text(&outcome), attempt + 1, wait.as_millis());
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
@@ -121,6 +122,7 @@ impl Transport {
         deadline: Instant,
         sent: &mut Sent,
     ) -> Result<Reply> {
+        let (method_name, path) = (method.to_string(), url.path().to_owned());
         let mut request = self
             .http
             .request(method, url)
@@ -129,6 +131,7 @@ impl Transport {
         if let Some(body) = body {
             request = request.header(CONTENT_TYPE, "application/json").body(body);
         }
+        let started = Instant::now();
         let exchange = async {
             let response = request.send().await.map_err(|error| {
                 if error.is_connect() {
@@ -141,7 +144,10 @@ impl Transport {
             let body = read_capped(response, status).await?;
             Ok(Reply { status: status.as_u16(), retry_after_seconds, body })
         };
-        tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout))
+        let outcome = tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout));
+        // Paths carry references only; headers (the key) and bodies (phone numbers) are never logged.
+        log::debug!(target: "sika", "{method_name} {path} -> {} in {} ms", outcome_text(&outcome), started.elapsed().as_millis());
+        outcome
     }
 }
 
@@ -159,6 +165,13 @@ async fn read_capped(mut response: reqwest::Response, status: StatusCode) -> Res
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+fn outcome_text(outcome: &Result<Reply>) -> String {
+    match outcome {
+        Ok(reply) => format!("HTTP {}", reply.status),
+        Err(error) => error.to_string(),
+    }
 }
 
 fn retry_after(response: &reqwest::Response) -> Option<u64> {

@@ -59,6 +59,21 @@ pub(crate) fn phone_number(value: &str) -> Result<()> {
     }
 }
 
+/// A phone number for logs: the country code and the last two digits only (`+233*******56`).
+pub(crate) fn mask_phone(value: &str) -> String {
+    let chars: Vec<char> = value.chars().collect();
+    let keep_start = if value.starts_with('+') { 4 } else { 0 };
+    let keep_end = 2;
+    if chars.len() <= keep_start + keep_end {
+        return "*".repeat(chars.len());
+    }
+    chars
+        .iter()
+        .enumerate()
+        .map(|(index, c)| if index < keep_start || index >= chars.len() - keep_end { *c } else { '*' })
+        .collect()
+}
+
 /// One `@`, a non-empty local part, a domain with an inner dot, no white space or controls.
 pub(crate) fn email(value: &str) -> Result<()> {
     let valid = !value.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -153,6 +168,13 @@ mod tests {
         for bad in ["0244123456", "+1234567", "+1234567890123456", "+233 244 123456", "++233244123456", "", "+"] {
             assert_eq!(field_of(phone_number(bad)), "phone_number", "{bad:?}");
         }
+    }
+
+    #[test]
+    fn phone_numbers_are_masked_for_logs() {
+        assert_eq!(mask_phone("+233244123456"), "+233*******56");
+        assert_eq!(mask_phone("0244123456"), "********56");
+        assert_eq!(mask_phone("+23"), "***");
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::config::{self, ClientConfig};
 use crate::error::Result;
+use crate::logging;
 use crate::records::{Bank, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
 use crate::safety::{AwaitOptions, ExpectedPayment, PaymentCheck, WebhookDecision};
 
@@ -22,12 +23,14 @@ impl Client {
     /// Creates a client; throws `Configuration` on a bad setting.
     #[uniffi::constructor]
     pub fn new(config: ClientConfig) -> Result<Arc<Self>> {
+        logging::enable_from_env();
         Ok(Arc::new(Self(sika_core::Client::new(config.into())?)))
     }
 
     /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
     #[uniffi::constructor]
     pub fn from_env() -> Result<Arc<Self>> {
+        logging::enable_from_env();
         Ok(Arc::new(Self(sika_core::Client::new(config::from_env()?)?)))
     }
 
@@ -88,12 +91,14 @@ impl BlockingClient {
     /// Creates a client; throws `Configuration` on a bad setting.
     #[uniffi::constructor]
     pub fn new(config: ClientConfig) -> Result<Arc<Self>> {
+        logging::enable_from_env();
         Ok(Arc::new(Self(sika_core::BlockingClient::new(config.into())?)))
     }
 
     /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
     #[uniffi::constructor]
     pub fn from_env() -> Result<Arc<Self>> {
+        logging::enable_from_env();
         Ok(Arc::new(Self(sika_core::BlockingClient::new(config::from_env()?)?)))
     }
 

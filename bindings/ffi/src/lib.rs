@@ -11,6 +11,7 @@ mod clients;
 mod config;
 mod error;
 mod functions;
+mod logging;
 mod records;
 mod safety;
 mod status;
@@ -18,6 +19,7 @@ mod status;
 pub use clients::{BlockingClient, Client};
 pub use config::{ClientConfig, SecretKey};
 pub use error::SikaError;
+pub use logging::LogLevel;
 pub use records::{
     Bank, BankAccountType, ChargeRequest, ChargeResponse, CountryInfo, CustomField, Customer, MobileMoneyProvider,
     Transaction,

@@ -1,0 +1,60 @@
+//! What the client logs: requests and charges, with the key never and phone numbers masked.
+
+mod support;
+
+use std::sync::Mutex;
+
+use log::{LevelFilter, Log, Metadata, Record};
+use sika_core::{Amount, ChargeRequest, Client, ClientConfig};
+use support::Sandbox;
+
+static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+struct Capture;
+
+impl Log for Capture {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+
+    fn log(&self, record: &Record<'_>) {
+        let line = format!("{} {} {}", record.level(), record.target(), record.args());
+        LINES.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(line);
+    }
+
+    fn flush(&self) {}
+}
+
+#[tokio::test]
+async fn logs_name_requests_but_never_the_key_or_a_full_phone_number() {
+    log::set_logger(&Capture).expect("the only logger of this test binary");
+    log::set_max_level(LevelFilter::Trace);
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    client
+        .initiate_charge(&ChargeRequest {
+            amount: "12.50".parse::<Amount>().expect("amount"),
+            email: "ama@example.com".into(),
+            phone_number: "+233244129876".into(),
+            reference: "LOG-1".into(),
+            currency: "GHS".into(),
+            provider: "MTN".into(),
+            callback_url: None,
+        })
+        .await
+        .expect("charge");
+    client.verify_transaction("LOG-1").await.expect("verify");
+    let unreachable = Client::new(ClientConfig { max_retries: 1, ..ClientConfig::new(support::KEY, "http://127.0.0.1:9") })
+        .expect("client");
+    let _ = unreachable.list_banks(None).await;
+
+    let lines = LINES.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let all = lines.join("\n");
+    assert!(all.contains("charge LOG-1: 12.50 GHS to +233*******76 via MTN"), "{all}");
+    assert!(all.contains("GET /transaction/verify/LOG-1 -> HTTP 200"), "{all}");
+    assert!(all.contains("POST /charge -> HTTP 200"), "{all}");
+    assert!(all.contains("retry 1"), "a retried read is logged: {all}");
+    assert!(!all.contains(support::KEY), "the key was logged: {all}");
+    assert!(!all.contains("Bearer"), "an authorization header was logged: {all}");
+    assert!(!all.contains("244129876"), "a full phone number was logged: {all}");
+}
