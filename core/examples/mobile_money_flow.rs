@@ -1,12 +1,12 @@
 //! The main job of a merchant server, end to end: pick a provider, charge a mobile money
-//! number, wait for the customer's USSD answer, verify, and act on the status.
+//! number, wait for the customer's USSD answer, and confirm the payment against the order.
 //!
 //! Run it against the sandbox with `scripts/quickstart`, or by hand:
 //! `SIKA_BASE_URL=http://127.0.0.1:PORT SIKA_SECRET_KEY=... cargo run -p sika-core --example mobile_money_flow`
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use sika_core::{Amount, ChargeRequest, Client, MerchantAction, Result};
+use sika_core::{Amount, AwaitOptions, ChargeRequest, Client, ExpectedPayment, PaymentCheck, Result};
 
 #[tokio::main]
 async fn main() {
@@ -40,7 +40,7 @@ async fn run() -> Result<()> {
         amount: "25.50".parse::<Amount>()?,
         email: "ama@example.com".into(),
         // The sandbox answers by the last four digits: 0000 is a successful payment.
-        phone_number: "+233244120000".into(),
+        phone_number: sika_core::normalize_phone_number("024 412 0000", "GH")?,
         reference: reference.clone(),
         currency: "GHS".into(),
         provider: provider.code.clone(),
@@ -54,22 +54,19 @@ async fn run() -> Result<()> {
     println!("   service said: {}", response.message.as_deref().unwrap_or("(no message)"));
 
     println!("3. Waiting for the customer to answer the USSD prompt...");
-    let started = Instant::now();
-    let transaction = loop {
-        let transaction = client.verify_transaction(&reference).await?;
-        if transaction.status.is_final() || started.elapsed() > Duration::from_secs(60) {
-            break transaction;
-        }
-        println!("   status: {} (checking again shortly)", transaction.status);
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    };
+    let options =
+        AwaitOptions { initial_delay_ms: 1000, interval_ms: 500, max_interval_ms: 2000, ..AwaitOptions::default() };
+    let transaction = client.await_final_status(&reference, &options).await?;
+    println!("   final status: {}", transaction.status);
 
-    println!("4. Verified: status {}, amount {} {}", transaction.status, transaction.amount, transaction.currency);
-    let action = transaction.status.merchant_action();
-    println!("5. Merchant action: {action:?}");
-    if action == MerchantAction::FulfilOrder && transaction.amount == request.amount && transaction.tx_ref == reference
-    {
-        println!("   paid in full: ship the order");
+    println!("4. Confirming the payment against the order:");
+    let order = ExpectedPayment { amount: request.amount, currency: request.currency.clone() };
+    match client.confirm_payment(&reference, &order).await? {
+        PaymentCheck::Confirmed { transaction } => {
+            println!("   confirmed: {} {} paid: ship the order", transaction.amount, transaction.currency)
+        }
+        other => println!("   not confirmed ({other:?}): do not ship"),
     }
+    println!("   merchant action: {:?}", transaction.status.merchant_action());
     Ok(())
 }

@@ -1,9 +1,13 @@
 //! Status enums with named fields (`Unknown { value }`), which read well in every language.
 
+use std::fmt;
+
 use sika_core as core;
 
 /// The status of a transaction. Only `Successful` means paid; `success` is `Unknown`.
+/// Prints as the service's text (`successful`, `pending`, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, uniffi::Enum)]
+#[uniffi::export(Display)]
 pub enum TransactionStatus {
     Successful,
     Pending,
@@ -16,8 +20,9 @@ pub enum TransactionStatus {
     },
 }
 
-/// The payment method of a transaction.
+/// The payment method of a transaction. Prints as the service's text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, uniffi::Enum)]
+#[uniffi::export(Display)]
 pub enum PaymentType {
     Card,
     MobileMoney,
@@ -42,6 +47,28 @@ pub enum MerchantAction {
     UpdateOrderAndRefund,
     /// Unknown status: do not fulfil; investigate.
     Investigate,
+}
+
+impl fmt::Display for TransactionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(core::TransactionStatus::from(self.clone()).as_str())
+    }
+}
+
+impl fmt::Display for PaymentType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(core::PaymentType::from(self.clone()).as_str())
+    }
+}
+
+impl From<PaymentType> for core::PaymentType {
+    fn from(payment_type: PaymentType) -> Self {
+        match payment_type {
+            PaymentType::Card => Self::Card,
+            PaymentType::MobileMoney => Self::MobileMoney,
+            PaymentType::Other { value } => Self::Other(value),
+        }
+    }
 }
 
 impl From<core::TransactionStatus> for TransactionStatus {
