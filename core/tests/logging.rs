@@ -44,8 +44,9 @@ async fn logs_name_requests_but_never_the_key_or_a_full_phone_number() {
         .await
         .expect("charge");
     client.verify_transaction("LOG-1").await.expect("verify");
-    let unreachable = Client::new(ClientConfig { max_retries: 1, ..ClientConfig::new(support::KEY, "http://127.0.0.1:9") })
-        .expect("client");
+    let unreachable =
+        Client::new(ClientConfig { max_retries: 1, ..ClientConfig::new(support::KEY, "http://127.0.0.1:9") })
+            .expect("client");
     let _ = unreachable.list_banks(None).await;
 
     let lines = LINES.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
