@@ -1,6 +1,6 @@
-//! The router: which paths exist and the two rules that cut across them, authentication
-//! (API paths only, checked before anything else) and the request log (every path but the
-//! control API's).
+//! The router: which paths exist and the rules that cut across them: the request log (every
+//! path but the control API's, first of all), injected faults (API paths only, see
+//! [`crate::fault`]), then authentication (API paths only, before anything else of theirs).
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -12,7 +12,7 @@ use axum::routing::{get, post};
 use crate::envelope::error;
 use crate::state::AppState;
 use crate::store::LoggedRequest;
-use crate::{api, charge, control};
+use crate::{api, charge, control, fault};
 
 /// Builds the whole service.
 pub fn router(state: AppState) -> Router {
@@ -28,6 +28,8 @@ pub fn router(state: AppState) -> Router {
         .merge(api)
         .merge(control::router())
         .fallback(not_found)
+        // Layers added later run first: the request is logged, then maybe faulted.
+        .layer(middleware::from_fn_with_state(state.clone(), fault::inject))
         .layer(middleware::from_fn_with_state(state.clone(), log_request))
         .with_state(state)
 }

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! sika-sandbox --port 0 --secret-key KEY [--host 127.0.0.1] [--webhook-url URL]
-//!              [--confirm-after-ms N] [--exit-on-stdin-eof]
+//!              [--confirm-after-ms N] [--webhook-repeat N] [--exit-on-stdin-eof]
 //! ```
 //!
 //! The first line of standard output is `listening on http://HOST:PORT` (the port actually
@@ -15,6 +15,9 @@ mod app;
 mod charge;
 mod control;
 mod envelope;
+mod fault;
+mod listener;
+mod paced;
 mod raw_object;
 mod seed;
 mod state;
@@ -33,8 +36,12 @@ use std::time::Duration;
 use clap::Parser;
 use tokio::sync::{oneshot, watch};
 
-use crate::state::Shared;
+use crate::listener::{AbortableListener, PeerInfo};
+use crate::state::{Settings, Shared};
 use crate::webhook::WebhookTarget;
+
+/// The most deliveries of one notification that can be asked for (CLI and control API).
+pub const MAX_WEBHOOK_REPEAT: u32 = 100;
 
 /// How long open connections get to finish once shutdown has been asked for.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -57,6 +64,10 @@ struct Cli {
     /// How long the simulated customer takes to answer the USSD prompt.
     #[arg(long, default_value_t = 3000)]
     confirm_after_ms: u64,
+    /// How many times each `charge.success` notification is delivered (0 to 100), to
+    /// simulate repeated deliveries.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_WEBHOOK_REPEAT)))]
+    webhook_repeat: u32,
     /// Also exit when standard input reaches end of file, so a harness that dies (and so
     /// closes the pipe) never leaves the sandbox running.
     #[arg(long)]
@@ -84,7 +95,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let state = Arc::new(Shared::new(&cli.secret_key, Duration::from_millis(cli.confirm_after_ms), webhook));
+    let settings = Settings {
+        confirm_after: Duration::from_millis(cli.confirm_after_ms),
+        webhook,
+        webhook_repeat: cli.webhook_repeat,
+    };
+    let state = Arc::new(Shared::new(&cli.secret_key, settings));
     let code = runtime.block_on(run(&cli, state));
     // Do not wait on blocking work still in flight (a DNS lookup for a webhook, say).
     runtime.shutdown_timeout(Duration::from_millis(200));
@@ -117,13 +133,16 @@ async fn run(cli: &Cli, state: state::AppState) -> ExitCode {
     };
     announce(address);
     eprintln!(
-        "sika-sandbox: serving on http://{address} (USSD answer after {} ms, webhook {})",
+        "sika-sandbox: serving on http://{address} (USSD answer after {} ms, webhook {}, webhook repeat {})",
         cli.confirm_after_ms,
-        cli.webhook_url.as_deref().unwrap_or("off")
+        cli.webhook_url.as_deref().unwrap_or("off"),
+        cli.webhook_repeat
     );
 
     let (stop_tx, mut stop_rx) = watch::channel(false);
-    let server = axum::serve(listener, app::router(state).into_make_service_with_connect_info::<SocketAddr>())
+    // Each connection can be aborted from a handler (the `reset` fault).
+    let listener = AbortableListener::new(listener);
+    let server = axum::serve(listener, app::router(state).into_make_service_with_connect_info::<PeerInfo>())
         .with_graceful_shutdown(async move {
             let _ = stop_rx.wait_for(|stop| *stop).await;
         });

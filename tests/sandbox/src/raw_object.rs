@@ -31,6 +31,11 @@ impl RawObject {
         serde_json::from_slice(bytes)
     }
 
+    /// The fields in order, each with its exact JSON text.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
+        self.fields.iter().map(|(name, value)| (name.as_str(), value.as_ref()))
+    }
+
     pub fn get(&self, key: &str) -> Option<&RawValue> {
         self.fields.iter().find(|(name, _)| name == key).map(|(_, value)| value.as_ref())
     }

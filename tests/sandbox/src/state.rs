@@ -1,6 +1,7 @@
-//! The state every handler shares: the configuration fixed at startup and the [`Store`].
+//! The state every handler shares: the secret key fixed at startup, the settings tests may
+//! change at run time, and the [`Store`].
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::http::{HeaderMap, header};
@@ -14,21 +15,47 @@ pub type AppState = Arc<Shared>;
 pub struct Shared {
     /// The exact `Authorization` value accepted: `Bearer <KEY>`.
     expected_authorization: Vec<u8>,
-    /// How long the simulated customer takes to answer the USSD prompt.
-    pub confirm_after: Duration,
-    /// Where `charge.success` goes, when configured.
-    pub webhook: Option<WebhookTarget>,
+    /// Set from the command line, changed by `POST /__sandbox/settings`; not touched by a reset.
+    settings: Mutex<Settings>,
     pub store: Store,
 }
 
+/// What `POST /__sandbox/settings` can change.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// How long the simulated customer takes to answer the USSD prompt (read when a charge
+    /// is made, so a change applies to later charges).
+    pub confirm_after: Duration,
+    /// Where `charge.success` goes, when configured.
+    pub webhook: Option<WebhookTarget>,
+    /// How many times each `charge.success` of the simulation is delivered (repeated
+    /// deliveries, as a real service's retries would cause).
+    pub webhook_repeat: u32,
+}
+
 impl Shared {
-    pub fn new(secret_key: &str, confirm_after: Duration, webhook: Option<WebhookTarget>) -> Self {
+    pub fn new(secret_key: &str, settings: Settings) -> Self {
         Self {
             expected_authorization: format!("Bearer {secret_key}").into_bytes(),
-            confirm_after,
-            webhook,
+            settings: Mutex::new(settings),
             store: Store::new(),
         }
+    }
+
+    /// The settings as they are now (a copy: the lock is never held across an `.await`).
+    pub fn settings(&self) -> Settings {
+        self.lock_settings().clone()
+    }
+
+    /// Changes the settings under the lock; returns the new ones.
+    pub fn update_settings(&self, change: impl FnOnce(&mut Settings)) -> Settings {
+        let mut settings = self.lock_settings();
+        change(&mut settings);
+        settings.clone()
+    }
+
+    fn lock_settings(&self) -> MutexGuard<'_, Settings> {
+        self.settings.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// True when the request carries exactly one `Authorization` header equal to

@@ -5,10 +5,11 @@
 //! and a sandbox that stops answering after one bad request would be worse than useless.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
 
+use crate::fault::Fault;
 use crate::raw_object::RawObject;
 use crate::time::now_iso;
 
@@ -29,8 +30,25 @@ pub struct LoggedRequest {
 /// One attempted webhook delivery.
 #[derive(Debug, Clone, Serialize)]
 pub struct WebhookAttempt {
-    pub reference: String,
+    /// `null` only for a forced notification sent with a raw body and no reference.
+    pub reference: Option<String>,
+    /// True when the receiver answered with a 2xx status.
     pub delivered: bool,
+    pub event: String,
+    pub url: String,
+    /// The receiver's HTTP status; `null` when it did not answer (refused, timed out...).
+    pub http_status: Option<u16>,
+    /// Why it was not delivered; `null` when it was.
+    pub error: Option<String>,
+}
+
+/// An injected fault waiting for its requests.
+#[derive(Debug)]
+struct StoredFault {
+    id: u64,
+    /// How many more requests it applies to (never 0: a used-up fault is removed).
+    remaining: u64,
+    fault: Arc<Fault>,
 }
 
 /// Ids handed to the builder of a charge's transaction object.
@@ -67,6 +85,9 @@ struct Inner {
     customers: HashMap<String, Customer>,
     requests: VecDeque<LoggedRequest>,
     webhooks: Vec<WebhookAttempt>,
+    /// In the order they were added, which is the order they are used in.
+    faults: Vec<StoredFault>,
+    next_fault_id: u64,
     next_transaction_id: u64,
     next_customer_id: u64,
     next_version: u64,
@@ -79,6 +100,8 @@ impl Inner {
             customers: HashMap::new(),
             requests: VecDeque::new(),
             webhooks: Vec::new(),
+            faults: Vec::new(),
+            next_fault_id: 1,
             next_transaction_id: 1,
             next_customer_id: 1,
             next_version: 1,
@@ -209,8 +232,40 @@ impl Store {
         self.lock().webhooks.clone()
     }
 
-    /// Back to a fresh start: no transactions, customers, logged requests or webhooks, ids
-    /// from 1 again. Versions keep counting so timers of earlier charges stay inert.
+    /// Adds a fault for the next `count` matching requests (`count` at least 1); returns its id.
+    pub fn add_fault(&self, fault: Fault, count: u64) -> u64 {
+        let mut inner = self.lock();
+        let id = inner.next_fault_id;
+        inner.next_fault_id += 1;
+        inner.faults.push(StoredFault { id, remaining: count.max(1), fault: Arc::new(fault) });
+        id
+    }
+
+    /// Uses up one request's worth of the first fault (in the order added) that matches this
+    /// request, if any.
+    pub fn take_fault(&self, method: &str, path: &str) -> Option<Arc<Fault>> {
+        let mut inner = self.lock();
+        let index = inner.faults.iter().position(|stored| stored.fault.matches(method, path))?;
+        let stored = &mut inner.faults[index];
+        let fault = stored.fault.clone();
+        stored.remaining = stored.remaining.saturating_sub(1);
+        if stored.remaining == 0 {
+            inner.faults.remove(index);
+        }
+        Some(fault)
+    }
+
+    /// The faults still waiting, as shown by the control API.
+    pub fn faults(&self) -> Vec<serde_json::Value> {
+        self.lock().faults.iter().map(|stored| stored.fault.describe(stored.id, stored.remaining)).collect()
+    }
+
+    pub fn clear_faults(&self) {
+        self.lock().faults.clear();
+    }
+
+    /// Back to a fresh start: no transactions, customers, logged requests, webhooks or faults,
+    /// ids from 1 again. Versions keep counting so timers of earlier charges stay inert.
     pub fn reset(&self) {
         let mut inner = self.lock();
         let next_version = inner.next_version;

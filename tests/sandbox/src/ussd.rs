@@ -1,6 +1,7 @@
 //! The simulated customer on the other end of the USSD prompt.
 //!
-//! After `--confirm-after-ms`, a pending charge is resolved by the last four digits of its
+//! After `--confirm-after-ms` (or the `confirm_after_ms` setting in force when the charge was
+//! made), a pending charge is resolved by the last four digits of its
 //! phone number, so tests choose the outcome through the number they charge:
 //!
 //! | ends in | outcome |
@@ -9,7 +10,7 @@
 //! | `1111` | failed |
 //! | `2222` | abandoned |
 //! | `3333` | stays pending forever |
-//! | `4444` | successful, then reversed after another `--confirm-after-ms` |
+//! | `4444` | successful, then reversed after the same delay again |
 //! | anything else | successful |
 //!
 //! Each transition to `successful` sends the `charge.success` webhook. A transition only
@@ -45,9 +46,11 @@ pub fn schedule(state: &AppState, tx_ref: String, version: u64, outcome: Outcome
     if outcome == Outcome::StaysPending {
         return;
     }
+    // Read now: a later change of the setting applies to later charges only.
+    let confirm_after = state.settings().confirm_after;
     let state = state.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(state.confirm_after).await;
+        tokio::time::sleep(confirm_after).await;
         let store = &state.store;
         match outcome {
             Outcome::Failed => {
@@ -64,7 +67,7 @@ pub fn schedule(state: &AppState, tx_ref: String, version: u64, outcome: Outcome
             Outcome::SuccessfulThenReversed => {
                 if store.transition(&tx_ref, version, "pending", "successful") {
                     webhook::spawn_charge_success(&state, tx_ref.clone());
-                    tokio::time::sleep(state.confirm_after).await;
+                    tokio::time::sleep(confirm_after).await;
                     store.transition(&tx_ref, version, "successful", "reversed");
                 }
             }

@@ -4,288 +4,15 @@
 //! checks what goes over the wire: status codes, `content-type`, the envelope, the exact
 //! messages, and the exact JSON text where it matters (amounts). Only 127.0.0.1 is contacted.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant};
+mod support;
 
-use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::StatusCode;
+use std::process::Command;
+use std::time::Duration;
+
 use reqwest::Method;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
-const KEY: &str = "test_key";
-
-// ---------------------------------------------------------------------------------------------
-// Harness
-// ---------------------------------------------------------------------------------------------
-
-/// A running sandbox; killed (and reaped) when dropped, whatever the test's outcome.
-struct Sandbox {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    /// Kept open so the sandbox's stdout never sees a closed pipe.
-    _stdout: BufReader<ChildStdout>,
-    url: String,
-    http: reqwest::Client,
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One HTTP exchange, with the body kept as text so exact JSON can be compared.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    body: String,
-    json: Value,
-}
-
-fn http_client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(10)).build().expect("reqwest client")
-}
-
-impl Sandbox {
-    fn start() -> Self {
-        Self::start_with(50, None)
-    }
-
-    fn start_with(confirm_after_ms: u64, webhook_url: Option<&str>) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_sika-sandbox"));
-        command.args([
-            "--port",
-            "0",
-            "--secret-key",
-            KEY,
-            "--confirm-after-ms",
-            &confirm_after_ms.to_string(),
-            "--exit-on-stdin-eof",
-        ]);
-        if let Some(url) = webhook_url {
-            command.args(["--webhook-url", url]);
-        }
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            // The sandbox's own log is noise in a passing run; set SIKA_SANDBOX_TEST_LOG=1 to see it.
-            .stderr(if std::env::var_os("SIKA_SANDBOX_TEST_LOG").is_some() { Stdio::inherit() } else { Stdio::null() })
-            .spawn()
-            .expect("spawn sika-sandbox");
-        let stdin = child.stdin.take();
-        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut line = String::new();
-        stdout.read_line(&mut line).expect("read first stdout line");
-        let line = line.trim_end_matches('\n');
-        let url =
-            line.strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_owned();
-        let port = url.strip_prefix("http://127.0.0.1:").unwrap_or_else(|| panic!("not a loopback URL: {url:?}"));
-        assert!(port.parse::<u16>().is_ok_and(|p| p != 0), "bad port in {line:?}");
-        Self { child, stdin, _stdout: stdout, url, http: http_client() }
-    }
-
-    async fn send(&self, method: Method, path: &str, authorization: Option<&str>, body: Option<&str>) -> Reply {
-        let mut request = self.http.request(method, format!("{}{path}", self.url));
-        if let Some(value) = authorization {
-            request = request.header(reqwest::header::AUTHORIZATION, value);
-        }
-        if let Some(body) = body {
-            request = request.header(reqwest::header::CONTENT_TYPE, "application/json").body(body.to_owned());
-        }
-        let response = request.send().await.expect("request to the sandbox");
-        let status = response.status().as_u16();
-        let content_type =
-            response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let body = response.text().await.expect("response body");
-        assert_eq!(content_type.as_deref(), Some("application/json"), "content-type of {path}: {body}");
-        let json: Value =
-            serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: body is not JSON ({e}): {body}"));
-        assert_eq!(json.as_object().map(|o| o.len()), Some(3), "envelope shape: {body}");
-        assert!(json["status"].is_boolean(), "status: {body}");
-        assert!(json["message"].is_string(), "message: {body}");
-        assert!(json.get("data").is_some(), "data: {body}");
-        if json["status"] == false {
-            assert!(json["data"].is_null(), "error data must be null: {body}");
-        }
-        Reply { status, body, json }
-    }
-
-    /// An authorised API call.
-    async fn api(&self, method: Method, path: &str, body: Option<&str>) -> Reply {
-        self.send(method, path, Some(&format!("Bearer {KEY}")), body).await
-    }
-
-    async fn get(&self, path: &str) -> Reply {
-        self.api(Method::GET, path, None).await
-    }
-
-    async fn charge(&self, body: &str) -> Reply {
-        self.api(Method::POST, "/charge", Some(body)).await
-    }
-
-    /// A control API call (never authenticated).
-    async fn control(&self, method: Method, path: &str, body: Option<&str>) -> Reply {
-        self.send(method, path, None, body).await
-    }
-
-    async fn verify(&self, reference: &str) -> Reply {
-        self.get(&format!("/transaction/verify/{reference}")).await
-    }
-
-    async fn status_of(&self, reference: &str) -> String {
-        let reply = self.verify(reference).await;
-        assert_eq!(reply.status, 200, "{}", reply.body);
-        reply.json["data"]["status"].as_str().expect("status string").to_owned()
-    }
-
-    /// Polls verify until the status is no longer `pending`, recording every status seen.
-    async fn statuses_until_final(&self, reference: &str, until: &str) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut seen: Vec<String> = Vec::new();
-        loop {
-            let status = self.status_of(reference).await;
-            if seen.last() != Some(&status) {
-                seen.push(status.clone());
-            }
-            if status == until {
-                return seen;
-            }
-            assert!(Instant::now() < deadline, "{reference}: never reached {until}, saw {seen:?}");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
-
-    async fn webhooks(&self) -> Value {
-        self.control(Method::GET, "/__sandbox/webhooks", None).await.json["data"].clone()
-    }
-
-    /// Waits for the process to exit; `None` if it is still running after `limit`.
-    fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
-
-/// Asserts an exact error envelope.
-fn assert_error(reply: &Reply, status: u16, message: &str) {
-    assert_eq!(reply.status, status, "{}", reply.body);
-    assert_eq!(reply.body, format!(r#"{{"status":false,"message":"{message}","data":null}}"#));
-}
-
-fn sorted_keys(value: &Value) -> Vec<String> {
-    let mut keys: Vec<String> =
-        value.as_object().unwrap_or_else(|| panic!("not an object: {value}")).keys().cloned().collect();
-    keys.sort();
-    keys
-}
-
-fn assert_keys(value: &Value, expected: &[&str]) {
-    let mut expected: Vec<String> = expected.iter().map(|s| (*s).to_owned()).collect();
-    expected.sort();
-    assert_eq!(sorted_keys(value), expected, "fields of {value}");
-}
-
-/// `2024-01-15T10:30:00.000Z`: ISO 8601, UTC, milliseconds.
-fn is_iso_millis(value: &Value) -> bool {
-    let Some(text) = value.as_str() else {
-        return false;
-    };
-    let bytes = text.as_bytes();
-    bytes.len() == 24
-        && bytes.iter().enumerate().all(|(i, b)| match i {
-            4 | 7 => *b == b'-',
-            10 => *b == b'T',
-            13 | 16 => *b == b':',
-            19 => *b == b'.',
-            23 => *b == b'Z',
-            _ => b.is_ascii_digit(),
-        })
-}
-
-/// A charge body; `overrides` replace fields (`null` removes one). Amount text stays exact.
-fn charge_body(reference: &str, phone: &str, overrides: &[(&str, Option<&str>)]) -> String {
-    let mut fields: Vec<(String, String)> = vec![
-        ("amount".into(), "100.10".into()),
-        ("email".into(), r#""kofi@example.com""#.into()),
-        ("phone_number".into(), format!("\"{phone}\"")),
-        ("reference".into(), format!("\"{reference}\"")),
-        ("currency".into(), r#""GHS""#.into()),
-        ("payment_type".into(), r#""mobile_money""#.into()),
-        ("provider".into(), r#""MTN""#.into()),
-        ("callback_url".into(), r#""https://shop.example/done""#.into()),
-    ];
-    for (name, value) in overrides {
-        fields.retain(|(n, _)| n != name);
-        if let Some(value) = value {
-            fields.push(((*name).to_owned(), (*value).to_owned()));
-        }
-    }
-    let inner: Vec<String> = fields.iter().map(|(name, value)| format!("\"{name}\":{value}")).collect();
-    format!("{{{}}}", inner.join(","))
-}
-
-/// A local webhook receiver on 127.0.0.1: `/fail` answers 500, anything else 200. Every
-/// request is passed on as (path, content-type, body).
-async fn start_receiver() -> (String, mpsc::UnboundedReceiver<(String, String, String)>) {
-    async fn record(
-        State(sender): State<mpsc::UnboundedSender<(String, String, String)>>,
-        request: Request,
-    ) -> StatusCode {
-        let path = request.uri().path().to_owned();
-        let content_type = request
-            .headers()
-            .get(axum::http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        let body = axum::body::to_bytes(request.into_body(), 1 << 20)
-            .await
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
-        let failing = path == "/fail";
-        let _ = sender.send((path, content_type, body));
-        if failing { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::OK }
-    }
-
-    let (sender, receiver) = mpsc::unbounded_channel();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind receiver");
-    let address = listener.local_addr().expect("receiver address");
-    let app = Router::new().fallback(record).with_state(sender);
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (format!("http://{address}"), receiver)
-}
-
-async fn next_delivery(receiver: &mut mpsc::UnboundedReceiver<(String, String, String)>) -> (String, String, String) {
-    tokio::time::timeout(Duration::from_secs(10), receiver.recv())
-        .await
-        .expect("a webhook within 10 s")
-        .expect("receiver open")
-}
-
-async fn wait_for_webhook_log(sandbox: &Sandbox, count: usize) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let log = sandbox.webhooks().await;
-        if log.as_array().map_or(0, Vec::len) >= count {
-            return log;
-        }
-        assert!(Instant::now() < deadline, "webhook log stayed at {log}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
+use support::*;
 
 // ---------------------------------------------------------------------------------------------
 // Authentication
@@ -750,7 +477,11 @@ async fn ussd_4444_successful_then_reversed_with_webhook() {
     assert_eq!(content_type, "application/json");
     assert_eq!(body, r#"{"event":"charge.success","data":{"reference":"ussd-4444"}}"#);
     let log = wait_for_webhook_log(&sandbox, 1).await;
-    assert_eq!(log, json!([{ "reference": "ussd-4444", "delivered": true }]));
+    assert_eq!(delivered_by_reference(&log), json!([{ "reference": "ussd-4444", "delivered": true }]));
+    assert_eq!(log[0]["event"], "charge.success");
+    assert_eq!(log[0]["url"], format!("{receiver_url}/hook"));
+    assert_eq!(log[0]["http_status"], 200);
+    assert_eq!(log[0]["error"], Value::Null);
     // Reversal sends no second charge.success.
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(deliveries.try_recv().is_err());
@@ -774,7 +505,7 @@ async fn webhook_is_sent_on_success_only() {
     sandbox.statuses_until_final("wh-abandon", "abandoned").await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(deliveries.try_recv().is_err(), "only one webhook expected");
-    assert_eq!(sandbox.webhooks().await, json!([{ "reference": "wh-ok", "delivered": true }]));
+    assert_eq!(delivered_by_reference(&sandbox.webhooks().await), json!([{ "reference": "wh-ok", "delivered": true }]));
 }
 
 #[tokio::test]
@@ -785,7 +516,9 @@ async fn failed_webhook_delivery_is_recorded_and_harmless() {
     sandbox.charge(&charge_body("wh-500", "+233244120000", &[])).await;
     next_delivery(&mut deliveries).await;
     let log = wait_for_webhook_log(&sandbox, 1).await;
-    assert_eq!(log, json!([{ "reference": "wh-500", "delivered": false }]));
+    assert_eq!(delivered_by_reference(&log), json!([{ "reference": "wh-500", "delivered": false }]));
+    assert_eq!(log[0]["http_status"], 500);
+    assert_eq!(log[0]["error"], "the receiver answered HTTP 500");
     assert_eq!(sandbox.status_of("wh-500").await, "successful");
     drop(sandbox);
 
@@ -796,7 +529,9 @@ async fn failed_webhook_delivery_is_recorded_and_harmless() {
     let sandbox = Sandbox::start_with(50, Some(&closed_url));
     sandbox.charge(&charge_body("wh-closed", "+233244120000", &[])).await;
     let log = wait_for_webhook_log(&sandbox, 1).await;
-    assert_eq!(log, json!([{ "reference": "wh-closed", "delivered": false }]));
+    assert_eq!(delivered_by_reference(&log), json!([{ "reference": "wh-closed", "delivered": false }]));
+    assert_eq!(log[0]["http_status"], Value::Null);
+    assert!(log[0]["error"].as_str().is_some_and(|e| !e.is_empty()), "{log}");
     // Still serving.
     assert_eq!(sandbox.status_of("wh-closed").await, "successful");
     assert_eq!(sandbox.get("/bank").await.status, 200);

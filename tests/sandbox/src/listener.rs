@@ -1,0 +1,165 @@
+//! The TCP listener the server runs on: a plain `tokio` listener whose connections can be
+//! aborted from a handler, which is how the `reset` fault closes a connection without sending
+//! a single byte of response.
+//!
+//! axum (hyper underneath) owns each connection's socket, so a handler cannot drop it. Instead
+//! every accepted stream is wrapped in an [`AbortableStream`] that shares a small
+//! [`ConnectionControl`] with the handlers (through [`PeerInfo`], the connect info of every
+//! request). Once aborted, the stream sets `SO_LINGER` to zero (so closing it sends a TCP RST)
+//! and fails every further read and write: hyper then gives up on the connection and drops it
+//! without having written anything.
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::extract::connect_info::Connected;
+use axum::serve::{IncomingStream, Listener};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+
+/// What a handler can do to the connection its request arrived on.
+#[derive(Debug, Default)]
+pub struct ConnectionControl {
+    aborted: AtomicBool,
+}
+
+impl ConnectionControl {
+    /// Makes the connection fail from now on: no response byte will be written, and the
+    /// socket is closed with a reset as soon as hyper next touches it (at the latest when it
+    /// tries to write the handler's response).
+    pub fn abort(&self) {
+        self.aborted.store(true, Ordering::SeqCst);
+    }
+
+    fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::SeqCst)
+    }
+}
+
+/// The connect info of every request: the peer's address and its connection's control.
+#[derive(Debug, Clone)]
+pub struct PeerInfo {
+    pub addr: SocketAddr,
+    pub control: Arc<ConnectionControl>,
+}
+
+/// A `TcpListener` whose streams are [`AbortableStream`]s.
+pub struct AbortableListener {
+    inner: TcpListener,
+}
+
+impl AbortableListener {
+    pub fn new(inner: TcpListener) -> Self {
+        Self { inner }
+    }
+}
+
+impl Listener for AbortableListener {
+    type Io = AbortableStream;
+    type Addr = PeerInfo;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            match self.inner.accept().await {
+                Ok((stream, addr)) => {
+                    let control = Arc::new(ConnectionControl::default());
+                    let stream = AbortableStream { inner: stream, control: control.clone() };
+                    return (stream, PeerInfo { addr, control });
+                }
+                // A connection that died before it was accepted is not an error of ours.
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        io::ErrorKind::ConnectionRefused
+                            | io::ErrorKind::ConnectionAborted
+                            | io::ErrorKind::ConnectionReset
+                    ) => {}
+                // Out of file descriptors, say: wait for some to be released (as axum does).
+                Err(err) => {
+                    eprintln!("sika-sandbox: accept error: {err}");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        Ok(PeerInfo { addr: self.inner.local_addr()?, control: Arc::new(ConnectionControl::default()) })
+    }
+}
+
+impl Connected<IncomingStream<'_, AbortableListener>> for PeerInfo {
+    fn connect_info(stream: IncomingStream<'_, AbortableListener>) -> Self {
+        stream.remote_addr().clone()
+    }
+}
+
+/// A TCP stream that fails (and resets) once its [`ConnectionControl`] is aborted.
+pub struct AbortableStream {
+    inner: TcpStream,
+    control: Arc<ConnectionControl>,
+}
+
+impl AbortableStream {
+    /// `Some(error)` once aborted; also arms the reset, so that dropping the socket sends RST.
+    fn aborted(&self) -> Option<io::Error> {
+        if !self.control.is_aborted() {
+            return None;
+        }
+        // Zero linger never blocks on close: the kernel discards unsent data and resets.
+        let _ = self.inner.set_zero_linger();
+        Some(io::Error::new(io::ErrorKind::ConnectionReset, "connection aborted by a sandbox fault"))
+    }
+}
+
+impl AsyncRead for AbortableStream {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        if let Some(err) = self.aborted() {
+            return Poll::Ready(Err(err));
+        }
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for AbortableStream {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        if let Some(err) = self.aborted() {
+            return Poll::Ready(Err(err));
+        }
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if let Some(err) = self.aborted() {
+            return Poll::Ready(Err(err));
+        }
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if let Some(err) = self.aborted() {
+            return Poll::Ready(Err(err));
+        }
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if let Some(err) = self.aborted() {
+            return Poll::Ready(Err(err));
+        }
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
