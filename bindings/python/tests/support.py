@@ -83,6 +83,10 @@ class Sandbox:
     def clear_requests(self) -> None:
         self._control("DELETE", "/requests")
 
+    def fault(self, path: str, kind: str, count: int = 1, **options) -> None:
+        """Makes the next `count` API requests under `path` fail as `kind` describes."""
+        self._control("POST", "/faults", json.dumps({"path": path, "kind": kind, "count": count, **options}))
+
 
 def transaction_object(reference: str, status: str, amount: str, gateway_field: str = "gw_ref") -> str:
     """A complete transaction object as the service sends it, as JSON text (amount as given)."""

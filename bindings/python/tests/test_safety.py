@@ -1,0 +1,201 @@
+"""The payment-safety layer (B21-B27): confirm_payment, handle_webhook, await_final_status,
+phone numbers, charges whose outcome is unknown, retries and the bank cache."""
+
+import asyncio
+import threading
+import time
+from decimal import Decimal
+
+import pytest
+
+import sika
+from support import charge, transaction_object
+
+ORDER = sika.ExpectedPayment(amount=Decimal("25.00"), currency="GHS")
+FAST = dict(initial_delay_ms=50, interval_ms=50, max_interval_ms=200)
+
+
+def notification(reference: str) -> bytes:
+    return b'{"event":"charge.success","data":{"reference":"' + reference.encode() + b'"}}'
+
+
+async def test_b21_confirm_payment_confirms_only_an_exact_match(sandbox, client):
+    for reference, status, amount in [
+        ("PAID", "successful", "100.10"),
+        ("WORD", "success", "100.10"),
+        ("PEND", "pending", "100.10"),
+        ("FAIL", "failed", "100.10"),
+    ]:
+        sandbox.seed_transaction(transaction_object(reference, status, amount))
+    expect = lambda amount, currency: sika.ExpectedPayment(amount=Decimal(amount), currency=currency)  # noqa: E731
+
+    confirmed = await client.confirm_payment("PAID", expect("100.1", "ghs"))
+    assert isinstance(confirmed, sika.PaymentCheck.CONFIRMED)
+    assert confirmed.transaction.amount == Decimal("100.10")
+    short = await client.confirm_payment("PAID", expect("100.11", "GHS"))
+    assert isinstance(short, sika.PaymentCheck.MISMATCH) and short.field == "amount"
+    assert (short.expected, short.actual) == ("100.11", "100.10")
+    currency = await client.confirm_payment("PAID", expect("100.10", "KES"))
+    assert isinstance(currency, sika.PaymentCheck.MISMATCH) and currency.field == "currency"
+    word = await client.confirm_payment("WORD", expect("100.10", "GHS"))
+    assert isinstance(word, sika.PaymentCheck.NOT_PAID) and word.action == sika.MerchantAction.INVESTIGATE
+    assert isinstance(await client.confirm_payment("PEND", expect("100.10", "GHS")), sika.PaymentCheck.NOT_YET)
+    failed = await client.confirm_payment("FAIL", expect("100.10", "GHS"))
+    assert isinstance(failed, sika.PaymentCheck.NOT_PAID)
+    assert failed.action == sika.MerchantAction.INFORM_CUSTOMER_ALLOW_RETRY
+
+
+async def test_b21_a_bad_expectation_sends_nothing(sandbox, client):
+    for amount, currency in [("0", "GHS"), ("-5", "GHS"), ("5", "CEDI"), ("NaN", "GHS")]:
+        with pytest.raises(sika.SikaError.InvalidInput):
+            await client.confirm_payment("ORDER-1", sika.ExpectedPayment(amount=Decimal(amount), currency=currency))
+    assert sandbox.requests() == []
+
+
+async def test_b22_a_webhook_is_fulfilled_only_after_verification(sandbox, client):
+    for reference, status, amount in [
+        ("HOOK-PAID", "successful", "25.00"),
+        ("HOOK-FAILED", "failed", "25.00"),
+        ("HOOK-PENDING", "pending", "25.00"),
+        ("HOOK-SHORT", "successful", "2.50"),
+        ("HOOK-WORD", "success", "25.00"),
+    ]:
+        sandbox.seed_transaction(transaction_object(reference, status, amount))
+
+    paid = await client.handle_webhook(notification("HOOK-PAID"), ORDER)
+    assert isinstance(paid, sika.WebhookDecision.FULFIL)
+    assert paid.transaction.tx_ref == "HOOK-PAID"
+    assert (paid.acknowledge(), paid.http_status()) == (True, 200)
+    ignored = await client.handle_webhook(notification("HOOK-FAILED"), ORDER)
+    assert isinstance(ignored, sika.WebhookDecision.IGNORE) and ignored.http_status() == 200
+    pending = await client.handle_webhook(notification("HOOK-PENDING"), ORDER)
+    assert isinstance(pending, sika.WebhookDecision.RETRY_LATER)
+    assert (pending.acknowledge(), pending.http_status()) == (False, 503)
+    for reference in ["HOOK-SHORT", "HOOK-WORD"]:
+        decision = await client.handle_webhook(notification(reference), ORDER)
+        assert isinstance(decision, sika.WebhookDecision.INVESTIGATE), reference
+    forged = await client.handle_webhook(notification("HOOK-NEVER-CHARGED"), ORDER)
+    assert isinstance(forged, sika.WebhookDecision.REJECT) and forged.http_status() == 400
+    # A repeated delivery gets the same decision: fulfilment must be idempotent on the reference.
+    assert await client.handle_webhook(notification("HOOK-PAID"), ORDER) == paid
+
+
+async def test_b22_malformed_or_foreign_notifications_send_nothing(sandbox, client):
+    oversized = b" " * (64 * 1024 + 1)
+    deep = b'{"event":"charge.success","data":' + b"[" * 10_000 + b"}"
+    for body in [b"not json", b'{"event":"charge.success"}', b'{"event":"charge.success","data":{}}', oversized, deep]:
+        decision = await client.handle_webhook(body, ORDER)
+        assert isinstance(decision, sika.WebhookDecision.REJECT), body[:40]
+    other = await client.handle_webhook(b'{"event":"transfer.failed","data":{"reference":"X"}}', ORDER)
+    assert isinstance(other, sika.WebhookDecision.IGNORE)
+    assert sandbox.requests() == []
+
+
+def test_b22_parse_webhook_event_is_unverified_and_typed():
+    event = sika.parse_webhook_event(notification("R-1"))
+    assert (event.event, event.reference) == ("charge.success", "R-1")
+    with pytest.raises(sika.SikaError.InvalidInput) as raised:
+        sika.parse_webhook_event(b"{")
+    assert raised.value.field == "webhook"
+
+
+async def test_b23_await_final_status_follows_the_ussd_answer(client):
+    for suffix, expected in [("0000", sika.TransactionStatus.SUCCESSFUL()), ("1111", sika.TransactionStatus.FAILED())]:
+        reference = f"WAIT-{suffix}"
+        await client.initiate_charge(charge(reference, f"+23324412{suffix}"))
+        transaction = await client.await_final_status(reference, sika.AwaitOptions(timeout_ms=5000, **FAST))
+        assert transaction.status == expected
+
+
+async def test_b23_a_customer_who_never_answers_times_out_within_the_budget(client):
+    await client.initiate_charge(charge("WAIT-3333", "+233244123333"))
+    started = time.monotonic()
+    with pytest.raises(sika.SikaError.Timeout):
+        await client.await_final_status("WAIT-3333", sika.AwaitOptions(timeout_ms=600, **FAST))
+    assert time.monotonic() - started < 3
+
+
+async def test_b23_a_cancellation_handle_stops_the_wait_and_the_polling(sandbox):
+    client = sandbox.client()
+    await client.initiate_charge(charge("WAIT-CANCEL", "+233244123333"))
+    cancellation = sika.Cancellation()
+    options = sika.AwaitOptions(timeout_ms=60_000, cancellation=cancellation, **FAST)
+    waiting = asyncio.ensure_future(client.await_final_status("WAIT-CANCEL", options))
+    await asyncio.sleep(0.3)
+    cancellation.cancel()
+    with pytest.raises(sika.SikaError.Cancelled):
+        await asyncio.wait_for(waiting, timeout=2)
+    polls = len(sandbox.requests())
+    await asyncio.sleep(0.3)
+    assert len(sandbox.requests()) == polls, "no verification after cancellation"
+
+
+def test_b23_a_blocking_wait_is_cancelled_from_another_thread(sandbox):
+    client = sandbox.blocking_client()
+    client.initiate_charge(charge("WAIT-THREAD", "+233244123333"))
+    cancellation = sika.Cancellation()
+    threading.Timer(0.3, cancellation.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(sika.SikaError.Cancelled):
+        client.await_final_status("WAIT-THREAD", sika.AwaitOptions(timeout_ms=60_000, cancellation=cancellation, **FAST))
+    assert time.monotonic() - started < 2
+
+
+async def test_b23_cancelling_the_asyncio_task_stops_the_rust_work(sandbox):
+    client = sandbox.client()
+    await client.initiate_charge(charge("WAIT-TASK", "+233244123333"))
+    task = asyncio.ensure_future(client.await_final_status("WAIT-TASK", sika.AwaitOptions(timeout_ms=60_000, **FAST)))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    polls = len(sandbox.requests())
+    await asyncio.sleep(0.4)
+    assert len(sandbox.requests()) == polls, "the Rust future kept polling after the task was cancelled"
+
+
+def test_b24_normalize_phone_number():
+    for typed in ["024 412 3456", "0244123456", "233244123456", "+233 24 412 3456"]:
+        assert sika.normalize_phone_number(typed, "GH") == "+233244123456"
+    assert sika.normalize_phone_number("0712 345 678", "ke") == "+254712345678"
+    with pytest.raises(sika.SikaError.InvalidInput) as raised:
+        sika.normalize_phone_number("024412345", "GH")
+    assert raised.value.field == "phone_number"
+    with pytest.raises(sika.SikaError.InvalidInput) as raised:
+        sika.normalize_phone_number("0244123456", "NG")
+    assert raised.value.field == "country"
+
+
+async def test_b25_a_charge_whose_answer_is_lost_is_outcome_unknown_and_sent_once(sandbox, client):
+    sandbox.fault("/charge", "after_processing", then="status", status=502)
+    with pytest.raises(sika.SikaError.ChargeOutcomeUnknown) as raised:
+        await client.initiate_charge(charge("LOST-1"))
+    assert raised.value.reference == "LOST-1"
+    assert "LOST-1" in str(raised.value)
+    assert [r["path"] for r in sandbox.requests()] == ["/charge"], "a charge is never re-sent"
+    # The service did take it: verifying the reference tells the merchant what happened.
+    assert (await client.verify_transaction("LOST-1")).tx_ref == "LOST-1"
+
+
+async def test_b26_reads_are_retried_and_charges_are_not(sandbox, client):
+    sandbox.seed_transaction(transaction_object("RETRY-1", "successful", "5"))
+    sandbox.fault("/transaction/verify", "status", count=1, status=503)
+    assert (await client.verify_transaction("RETRY-1")).tx_ref == "RETRY-1"
+    sandbox.fault("/transaction/verify", "status", count=1, status=429, retry_after=1)
+    started = time.monotonic()
+    assert (await client.verify_transaction("RETRY-1")).tx_ref == "RETRY-1"
+    assert time.monotonic() - started >= 0.9, "Retry-After was honoured"
+    assert len(sandbox.requests()) == 4
+    sandbox.clear_requests()
+    sandbox.fault("/charge", "status", count=1, status=503)
+    with pytest.raises(sika.SikaError.ChargeOutcomeUnknown):
+        await client.initiate_charge(charge("RETRY-CHARGE"))
+    assert len(sandbox.requests()) == 1
+
+
+async def test_b27_bank_lists_are_cached_and_refresh_bypasses_the_cache(sandbox, client):
+    first = await client.list_banks("GH")
+    assert await client.list_banks("gh") == first
+    assert len(sandbox.requests()) == 1
+    assert await client.refresh_banks("GH") == first
+    assert len(sandbox.requests()) == 2
