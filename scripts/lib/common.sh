@@ -1,5 +1,7 @@
 # Shared helpers for the scripts. Source it; it sets `set -euo pipefail` and ROOT.
 set -euo pipefail
+# A failing command inside $(...) (e.g. a sandbox build) must stop the script too.
+shopt -s inherit_errexit
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 # Machine-wide cache for things the scripts install (venvs, the Swift chroot); never in the repo.

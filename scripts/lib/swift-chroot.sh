@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # The Swift toolchain in a Debian trixie chroot: Swift 6 is packaged for trixie (`swiftlang`)
 # but not for the bookworm hosts we build on. Source it after common.sh, then:
 #   swift_chroot_ensure                                  creates the chroot once (cached)
-#   swift_chroot_run DIR [NAME=VALUE...] -- COMMAND...   runs COMMAND in DIR inside it
+#   swift_package_prepare                                builds the library, places the bindings
+#   swift_chroot_run DIR [NAME=VALUE...] -- COMMAND...   runs COMMAND in DIR inside the chroot
 # The repo is bind-mounted at its own absolute path, so every path (the library, the sandbox
 # binary, the fixtures) means the same file inside and outside. Needs root (chroot, mount).
 
@@ -55,11 +57,35 @@ _swift_chroot_create() {
   touch "$SWIFT_CHROOT_READY"
 }
 
+# Builds libsika_ffi.so on the host, generates the bindings (fresh every time: stale ones load
+# silently) and puts them where bindings/swift/Package.swift expects them. Sets
+# SWIFT_PACKAGE_DIR and SIKA_FFI_LIB_DIR (the library's directory, for the linker and rpath).
+swift_package_prepare() {
+  SWIFT_PACKAGE_DIR="$ROOT/bindings/swift"
+  local generated="$SWIFT_PACKAGE_DIR/.generated" library
+  step "building libsika_ffi.so and generating the Swift bindings"
+  library="$("$ROOT/scripts/build-ffi" swift "$generated" | tail -n 1)"
+  [[ "$library" == "$ROOT/"* ]] || die "the library ($library) must be inside the repo, which the chroot sees"
+  # shellcheck disable=SC2034 # read by the calling script
+  SIKA_FFI_LIB_DIR="$(dirname "$library")"
+  mkdir -p "$SWIFT_PACKAGE_DIR/Sources/SikaFFI"
+  _swift_install_if_changed "$generated/SikaFFI.h" "$SWIFT_PACKAGE_DIR/Sources/SikaFFI/SikaFFI.h"
+  # SwiftPM reads a system library's module map only under this exact name.
+  _swift_install_if_changed "$generated/SikaFFI.modulemap" "$SWIFT_PACKAGE_DIR/Sources/SikaFFI/module.modulemap"
+  _swift_install_if_changed "$generated/Sika.swift" "$SWIFT_PACKAGE_DIR/Sources/Sika/Sika.swift"
+}
+
+# Copies only a changed file: a new mtime alone would make SwiftPM recompile the module.
+_swift_install_if_changed() {
+  cmp -s "$1" "$2" || cp "$1" "$2"
+}
+
 # swift_chroot_run DIR [NAME=VALUE...] -- COMMAND...
 # Only the variables given (plus PATH, HOME, LANG) reach COMMAND: the host's environment is
 # not the chroot's. The mounts are made in a private mount namespace, so they are invisible
 # to other runs and vanish with it even if this script is killed.
 swift_chroot_run() {
+  ((EUID == 0)) || die "running Swift in its chroot needs root (unshare, mount, chroot)"
   unshare --mount --propagation private -- bash "$SWIFT_CHROOT_SCRIPT" --enter "$SWIFT_CHROOT" "$ROOT" "$@"
 }
 

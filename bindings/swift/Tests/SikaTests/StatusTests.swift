@@ -1,0 +1,47 @@
+import Sika
+import XCTest
+
+/// B11 and B20: the core's status logic and country table, as Swift sees them.
+final class StatusTests: XCTestCase {
+    /// DESIGN.md's table: what a merchant does for each status, and whether waiting can change it.
+    private let table: [(TransactionStatus, MerchantAction, Bool)] = [
+        (.successful, .fulfilOrder, true),
+        (.pending, .awaitWebhookOrReverify, false),
+        (.failed, .informCustomerAllowRetry, true),
+        (.abandoned, .contactCustomer, true),
+        (.reversed, .updateOrderAndRefund, true),
+        (.unknown(value: "success"), .investigate, false),
+        (.unknown(value: "processing"), .investigate, false),
+        (.unknown(value: ""), .investigate, false),
+    ]
+
+    func testB11MerchantActionAndIsFinalForEveryStatus() {
+        for (status, action, final) in table {
+            XCTAssertEqual(merchantAction(status: status), action, "\(status)")
+            XCTAssertEqual(isFinal(status: status), final, "\(status)")
+        }
+    }
+
+    func testB11TheStatusPropertiesAreTheCoresFunctions() {
+        for (status, action, final) in table {
+            XCTAssertEqual(status.merchantAction, action, "\(status)")
+            XCTAssertEqual(status.isFinal, final, "\(status)")
+        }
+    }
+
+    func testB20FiveCountriesAndNigeriaHasBanksOnly() throws {
+        let all = countries()
+        XCTAssertEqual(Set(all.map(\.code)), ["GH", "NG", "KE", "UG", "TZ"])
+        XCTAssertEqual(all.count, 5)
+        let nigeria = try XCTUnwrap(all.first { $0.code == "NG" })
+        XCTAssertFalse(nigeria.mobileMoney)
+        XCTAssertEqual(nigeria.bankAccountType, .nuban)
+        XCTAssertEqual(nigeria.currency, "NGN")
+        for country in all where country.code != "NG" {
+            XCTAssertTrue(country.mobileMoney, country.code)
+            XCTAssertEqual(country.bankAccountType, .accountNumber, country.code)
+        }
+        let ghana = try XCTUnwrap(all.first { $0.code == "GH" })
+        XCTAssertEqual(ghana.currency, "GHS")
+    }
+}
