@@ -96,6 +96,15 @@ impl Sandbox {
         body["data"].as_array().cloned().unwrap_or_default()
     }
 
+    /// Makes the next `count` API requests under `path` fail as `kind` (and `options`) say.
+    pub fn fault(&self, path: &str, kind: &str, count: u32, options: Value) {
+        let mut fault = serde_json::json!({ "path": path, "kind": kind, "count": count });
+        if let (Some(fault), Value::Object(options)) = (fault.as_object_mut(), options) {
+            fault.extend(options);
+        }
+        ureq::post(format!("{}/__sandbox/faults", self.url)).send_json(fault).expect("fault");
+    }
+
     pub fn clear_requests(&self) {
         ureq::delete(format!("{}/__sandbox/requests", self.url)).call().expect("clear log");
     }
