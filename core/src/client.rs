@@ -60,11 +60,7 @@ impl Client {
     /// `None` sends no country, and the service answers for Ghana.
     pub async fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
         let url = self.list_url("mobile-money-providers", country)?;
-        self.scrubbed(async {
-            let reply = self.inner.transport.get(url).await?;
-            with_retry_after(&reply, decode::providers_response(reply.status, &reply.body))
-        })
-        .await
+        self.scrubbed(self.get_decoded(url, decode::providers_response)).await
     }
 
     /// Lists the banks of a country (`GH`, `NG`, `KE`, `UG`, `TZ`; any case). `None` sends no
@@ -72,22 +68,15 @@ impl Client {
     pub async fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
-        self.scrubbed(self.inner.bank_cache.get_or_fetch(&cache_key, async {
-            let reply = self.inner.transport.get(url).await?;
-            with_retry_after(&reply, decode::banks_response(reply.status, &reply.body))
-        }))
-        .await
+        self.scrubbed(self.inner.bank_cache.get_or_fetch(&cache_key, self.get_decoded(url, decode::banks_response)))
+            .await
     }
 
     /// Verifies a transaction by your reference. Check `status`: only `Successful` is paid.
     pub async fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
         validation::reference(reference)?;
         let url = self.endpoint(&["transaction", "verify", reference]);
-        self.scrubbed(async {
-            let reply = self.inner.transport.get(url).await?;
-            with_retry_after(&reply, decode::transaction_response(reply.status, &reply.body))
-        })
-        .await
+        self.scrubbed(self.get_decoded(url, decode::transaction_response)).await
     }
 
     /// Starts a mobile money charge (`payment_type = mobile_money`). The customer then gets a
@@ -181,11 +170,13 @@ impl Client {
     pub async fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
-        self.scrubbed(self.inner.bank_cache.refresh(&cache_key, async {
-            let reply = self.inner.transport.get(url).await?;
-            with_retry_after(&reply, decode::banks_response(reply.status, &reply.body))
-        }))
-        .await
+        self.scrubbed(self.inner.bank_cache.refresh(&cache_key, self.get_decoded(url, decode::banks_response))).await
+    }
+
+    /// A GET (with the transport's retries) decoded by `decode`.
+    async fn get_decoded<T>(&self, url: Url, decode: fn(u16, &[u8]) -> Result<T>) -> Result<T> {
+        let reply = self.inner.transport.get(url).await?;
+        with_retry_after(&reply, decode(reply.status, &reply.body))
     }
 
     fn list_url(&self, path: &str, country: Option<&str>) -> Result<Url> {
