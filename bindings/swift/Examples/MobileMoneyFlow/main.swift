@@ -1,13 +1,14 @@
 // The main job of a merchant server, end to end: pick a provider, charge a mobile money
-// number, wait for the customer's USSD answer, verify, and act on the status.
+// number, wait for the customer's USSD answer, and confirm the payment against the order, all
+// with Sika's decisions rather than reading statuses by hand.
 //
-// Run it against the sandbox with `scripts/quickstart`, or with `scripts/example-swift`
+// Run it against the sandbox with `scripts/quickstart --swift`, or with `scripts/example-swift`
 // given SIKA_BASE_URL and SIKA_SECRET_KEY.
 import Foundation
 import Sika
 
 func run() async throws {
-    let client = try Client.fromEnv()
+    let client = try Client.fromEnv()  // SIKA_SECRET_KEY and SIKA_BASE_URL
 
     print("1. Mobile money providers in Ghana:")
     let providers = try await client.listMobileMoneyProviders(country: "GH")
@@ -19,35 +20,47 @@ func run() async throws {
         return
     }
 
+    // As the customer typed it; the service wants +233244120000. The sandbox answers by the
+    // last four digits: 0000 is a successful payment.
+    let phone = try normalizePhoneNumber(input: "024 412 0000", country: "GH")
     let reference = "ORDER-\(Int64(Date().timeIntervalSince1970 * 1000))"
+    // What the order must be paid: the merchant's own record, never the service's answer.
+    let order = ExpectedPayment(amount: Decimal(string: "25.50")!, currency: "GHS")
     let request = ChargeRequest(
-        amount: Decimal(string: "25.50")!,
+        amount: order.amount,
         email: "ama@example.com",
-        // The sandbox answers by the last four digits: 0000 is a successful payment.
-        phoneNumber: "+233244120000",
+        phoneNumber: phone,
         reference: reference,
-        currency: "GHS",
+        currency: order.currency,
         provider: provider.code,
         callbackUrl: "https://shop.example.com/orders/return")
-    print("2. Charging \(request.amount) GHS to \(request.phoneNumber) with \(provider.name) (reference \(reference))")
-    let response = try await client.initiateCharge(request: request)
-    print("   service said: \(response.message ?? "(no message)")")
+    print("2. Charging \(order.amount) \(order.currency) to \(phone) with \(provider.name) (reference \(reference))")
+    do {
+        let response = try await client.initiateCharge(request: request)
+        print("   service said: \(response.message ?? "(no message)")")
+    } catch SikaError.ChargeOutcomeUnknown(let reference, let reason) {
+        // The charge may have reached the service: never send it again; verifying tells.
+        print("   outcome unknown (\(reason)): verifying \(reference) instead of charging again")
+    }
 
     print("3. Waiting for the customer to answer the USSD prompt...")
-    let deadline = ContinuousClock.now + .seconds(60)
-    var transaction = try await client.verifyTransaction(reference: reference)
-    while !transaction.status.isFinal && ContinuousClock.now < deadline {
-        print("   status: \(transaction.status) (checking again in 500 ms)")
-        try await Task.sleep(for: .milliseconds(500))
-        transaction = try await client.verifyTransaction(reference: reference)
-    }
+    // The task-aware wait (Client+TaskCancellation.swift): cancelling this Task stops it too.
+    let options = AwaitOptions(initialDelayMs: 1000, intervalMs: 500, maxIntervalMs: 2000, timeoutMs: 60_000)
+    let transaction = try await client.awaitFinalStatus(reference, options: options)
+    print("   final status: \(transaction.status)")
 
-    print("4. Verified: status \(transaction.status), amount \(transaction.amount) \(transaction.currency)")
-    let action = transaction.status.merchantAction
-    print("5. Merchant action: \(action)")
-    if action == .fulfilOrder && transaction.amount == request.amount && transaction.txRef == reference {
-        print("   paid in full: ship the order")
+    print("4. Confirming the payment against the order:")
+    switch try await client.confirmPayment(reference: reference, expected: order) {
+    case .confirmed(let paid):
+        print("   confirmed: \(paid.amount) \(paid.currency) paid: ship the order")
+    case .notYet:
+        print("   not confirmed (still pending): do not ship yet; wait for the webhook or check again")
+    case .notPaid(let checked, _):
+        print("   not confirmed (not paid, status \(checked.status)): do not ship")
+    case .mismatch(_, let field, let expected, let actual):
+        print("   not confirmed (\(field) is \(actual), the order says \(expected)): do not ship; investigate")
     }
+    print("   merchant action: \(transaction.status.merchantAction)")
 }
 
 do {

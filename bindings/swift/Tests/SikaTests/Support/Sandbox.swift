@@ -75,6 +75,16 @@ final class Sandbox {
         _ = try await call("DELETE", "/__sandbox/requests")
     }
 
+    /// Makes the next `count` requests whose path starts with `path` misbehave as `kind`
+    /// (tests/sandbox/README.md, "Faults"); `options` are the kind's own fields, e.g.
+    /// `addFault("/charge", kind: "after_processing", options: ["then": "status", "status": 502])`.
+    func addFault(_ path: String, kind: String, count: Int = 1, options: [String: any Sendable] = [:]) async throws {
+        var fault: [String: Any] = options
+        (fault["path"], fault["kind"], fault["count"]) = (path, kind, count)
+        let body = try JSONSerialization.data(withJSONObject: fault, options: [.sortedKeys])
+        _ = try await call("POST", "/__sandbox/faults", body: String(decoding: body, as: UTF8.self))
+    }
+
     private func call(_ method: String, _ path: String, body: String? = nil) async throws -> Data {
         var request = URLRequest(url: try XCTUnwrap(URL(string: url + path)))
         request.httpMethod = method

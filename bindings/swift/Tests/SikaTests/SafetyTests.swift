@@ -1,0 +1,412 @@
+import Dispatch
+import Foundation
+import Sika
+import XCTest
+
+/// The payment-safety layer (B21-B25): confirmPayment, handleWebhook, awaitFinalStatus (with
+/// the Task-cancellation extension of Sources/Sika/Client+TaskCancellation.swift), phone
+/// numbers, and charges whose outcome is unknown. Mirrors bindings/python/tests/test_safety.py.
+final class SafetyTests: XCTestCase {
+    var sandbox: Sandbox!
+    var client: Client!
+
+    /// The order of the webhook tests: 25.00 GHS.
+    let order = ExpectedPayment(amount: decimal("25.00")!, currency: "GHS")
+
+    override func setUpWithError() throws {
+        sandbox = try Sandbox()
+        client = try sandbox.client()
+    }
+
+    override func tearDown() {
+        sandbox?.stop()
+    }
+
+    // MARK: B21 confirmPayment
+
+    func testB21ConfirmPaymentConfirmsOnlyAnExactMatch() async throws {
+        try await seed([("PAID", "successful"), ("WORD", "success"), ("PEND", "pending"), ("FAIL", "failed")],
+                       amount: "100.10")
+
+        // 100.1 == 100.10 as decimals, and the currency matches in any case.
+        for currency in ["ghs", "GHS", "Ghs"] {
+            let check = try await client.confirmPayment(reference: "PAID", expected: expect("100.1", currency))
+            XCTAssertEqual(check.kind, "confirmed", currency)
+            XCTAssertEqual(check.transaction.txRef, "PAID")
+            XCTAssertEqual(check.transaction.amount, decimal("100.10"))
+            XCTAssertEqual(check.transaction.status, .successful)
+        }
+
+        let short = try await client.confirmPayment(reference: "PAID", expected: expect("100.11", "GHS"))
+        guard case .mismatch(_, let field, let expected, let actual) = short else {
+            return XCTFail("expected a mismatch on the amount, got \(short.kind)")
+        }
+        XCTAssertEqual(field, "amount")
+        XCTAssertEqual(expected, "100.11")
+        XCTAssertEqual(actual, "100.10", "the service's amount, as the service wrote it")
+
+        let currency = try await client.confirmPayment(reference: "PAID", expected: expect("100.10", "KES"))
+        guard case .mismatch(_, let currencyField, let expectedCurrency, let actualCurrency) = currency else {
+            return XCTFail("expected a mismatch on the currency, got \(currency.kind)")
+        }
+        XCTAssertEqual([currencyField, expectedCurrency, actualCurrency], ["currency", "KES", "GHS"])
+
+        // The service's `success` is not `successful`: never paid, investigate.
+        let word = try await client.confirmPayment(reference: "WORD", expected: expect("100.10", "GHS"))
+        XCTAssertEqual(word, .notPaid(transaction: word.transaction, action: .investigate))
+        XCTAssertEqual(word.transaction.status, .unknown(value: "success"))
+
+        let pending = try await client.confirmPayment(reference: "PEND", expected: expect("100.10", "GHS"))
+        XCTAssertEqual(pending.kind, "notYet")
+
+        let failed = try await client.confirmPayment(reference: "FAIL", expected: expect("100.10", "GHS"))
+        XCTAssertEqual(failed, .notPaid(transaction: failed.transaction, action: .informCustomerAllowRetry))
+
+        for check in [short, currency, word, pending, failed] {
+            assertNoKey(check)
+        }
+    }
+
+    func testB21ABadExpectationIsInvalidInputAndSendsNothing() async throws {
+        let cases: [(Decimal, String, String)] = [
+            (Decimal(0), "GHS", "amount"), (decimal("-5")!, "GHS", "amount"), (Decimal.nan, "GHS", "amount"),
+            (decimal("5")!, "CEDI", "currency"), (decimal("5")!, "", "currency"), (decimal("5")!, "G1S", "currency"),
+        ]
+        for (amount, currency, field) in cases {
+            let expected = ExpectedPayment(amount: amount, currency: currency)
+            let error = await sikaError { try await self.client.confirmPayment(reference: "ORDER-1", expected: expected) }
+            XCTAssertEqual(invalidField(error), field, "\(amount) \(currency)")
+            assertNoKey(error as Any)
+        }
+        let log = try await sandbox.requests()
+        XCTAssertEqual(log, [], "nothing is sent for a bad expectation")
+    }
+
+    func testB21TheBlockingClientConfirmsTheSameWay() async throws {
+        try await seed([("PAID", "successful"), ("PEND", "pending")], amount: "100.10")
+        let blocking = try sandbox.blockingClient()
+        XCTAssertEqual(try blocking.confirmPayment(reference: "PAID", expected: expect("100.1", "ghs")).kind, "confirmed")
+        let short = try blocking.confirmPayment(reference: "PAID", expected: expect("100.11", "GHS"))
+        guard case .mismatch(_, "amount", "100.11", "100.10") = short else {
+            return XCTFail("expected a mismatch on the amount, got \(short)")
+        }
+        XCTAssertEqual(try blocking.confirmPayment(reference: "PEND", expected: expect("100.10", "GHS")).kind, "notYet")
+        let bad = sikaError(blocking: { try blocking.confirmPayment(reference: "PAID", expected: self.expect("0", "GHS")) })
+        XCTAssertEqual(invalidField(bad), "amount")
+        let paths = try await sandbox.requests().map(\.path)
+        XCTAssertEqual(paths, Array(repeating: "/transaction/verify/PAID", count: 2) + ["/transaction/verify/PEND"],
+                       "one verification per check; none for the bad expectation")
+    }
+
+    // MARK: B22 handleWebhook
+
+    func testB22AWebhookIsFulfilledOnlyAfterVerification() async throws {
+        try await seed([("HOOK-PAID", "successful"), ("HOOK-FAILED", "failed"), ("HOOK-PENDING", "pending"),
+                        ("HOOK-WORD", "success")], amount: "25.00")
+        try await seed([("HOOK-SHORT", "successful")], amount: "2.50")
+
+        let paid = try await client.handleWebhook(body: notification("HOOK-PAID"), expected: order)
+        guard case .fulfil(let transaction) = paid else { return XCTFail("expected fulfil, got \(paid)") }
+        XCTAssertEqual(transaction.txRef, "HOOK-PAID")
+        XCTAssertEqual(transaction.amount, decimal("25"))
+        XCTAssertTrue(paid.acknowledge())
+        XCTAssertEqual(paid.httpStatus(), 200)
+
+        let failed = try await client.handleWebhook(body: notification("HOOK-FAILED"), expected: order)
+        XCTAssertEqual(failed.kind, "ignore")
+        XCTAssertEqual(failed.httpStatus(), 200)
+        XCTAssertTrue(failed.acknowledge())
+
+        let pending = try await client.handleWebhook(body: notification("HOOK-PENDING"), expected: order)
+        XCTAssertEqual(pending.kind, "retryLater")
+        XCTAssertEqual(pending.httpStatus(), 503, "the service redelivers")
+        XCTAssertFalse(pending.acknowledge())
+
+        for reference in ["HOOK-SHORT", "HOOK-WORD"] {
+            let decision = try await client.handleWebhook(body: notification(reference), expected: order)
+            XCTAssertEqual(decision.kind, "investigate", reference)
+            XCTAssertEqual(decision.httpStatus(), 200, reference)
+        }
+
+        let forged = try await client.handleWebhook(body: notification("HOOK-NEVER-CHARGED"), expected: order)
+        XCTAssertEqual(forged.kind, "reject")
+        XCTAssertEqual(forged.httpStatus(), 400)
+        XCTAssertFalse(forged.acknowledge())
+
+        // A repeated delivery gets the same decision: fulfilment must be idempotent on the reference.
+        let again = try await client.handleWebhook(body: notification("HOOK-PAID"), expected: order)
+        XCTAssertEqual(again, paid)
+
+        for decision in [paid, failed, pending, forged, again] {
+            assertNoKey(decision)
+        }
+        let verified = try await sandbox.requests().map(\.path)
+        XCTAssertEqual(verified.count, 7, "each notification was verified with the service: \(verified)")
+    }
+
+    func testB22MalformedOrForeignNotificationsAreRejectedAndSendNothing() async throws {
+        let oversized = Data(repeating: UInt8(ascii: " "), count: 64 * 1024 + 1)
+        let deep = Data("{\"event\":\"charge.success\",\"data\":".utf8)
+            + Data(repeating: UInt8(ascii: "["), count: 10_000) + Data("}".utf8)
+        let bodies: [(String, Data)] = [
+            ("not json", Data("not json".utf8)),
+            ("no data", Data(#"{"event":"charge.success"}"#.utf8)),
+            ("no reference", Data(#"{"event":"charge.success","data":{}}"#.utf8)),
+            ("oversized", oversized),
+            ("deeply nested", deep),
+        ]
+        for (name, body) in bodies {
+            let decision = try await client.handleWebhook(body: body, expected: order)
+            XCTAssertEqual(decision.kind, "reject", name)
+            XCTAssertEqual(decision.httpStatus(), 400, name)
+        }
+        let other = try await client.handleWebhook(
+            body: Data(#"{"event":"transfer.failed","data":{"reference":"X"}}"#.utf8), expected: order)
+        XCTAssertEqual(other.kind, "ignore")
+        XCTAssertEqual(other.httpStatus(), 200)
+        let log = try await sandbox.requests()
+        XCTAssertEqual(log, [], "nothing is verified for a notification that is not one")
+    }
+
+    func testB22TheBlockingClientDecidesTheSameWay() async throws {
+        try await seed([("HOOK-PAID", "successful"), ("HOOK-PENDING", "pending")], amount: "25.00")
+        let blocking = try sandbox.blockingClient()
+        let paid = try blocking.handleWebhook(body: notification("HOOK-PAID"), expected: order)
+        XCTAssertEqual(paid.kind, "fulfil")
+        XCTAssertEqual(paid.httpStatus(), 200)
+        XCTAssertEqual(try blocking.handleWebhook(body: notification("HOOK-PAID"), expected: order), paid,
+                       "a repeated delivery: the same decision")
+        XCTAssertEqual(try blocking.handleWebhook(body: notification("HOOK-PENDING"), expected: order).httpStatus(), 503)
+        XCTAssertEqual(try blocking.handleWebhook(body: notification("HOOK-NEVER"), expected: order).kind, "reject")
+        XCTAssertEqual(try blocking.handleWebhook(body: Data("{".utf8), expected: order).kind, "reject")
+        let paths = try await sandbox.requests().map(\.path)
+        XCTAssertEqual(paths.count, 4, "the malformed body was not verified: \(paths)")
+    }
+
+    func testB22ParseWebhookEventIsUnverifiedAndTyped() async throws {
+        let event = try parseWebhookEvent(body: notification("R-1"))
+        XCTAssertEqual(event.event, "charge.success")
+        XCTAssertEqual(event.reference, "R-1")
+        XCTAssertTrue(event.rawJson.contains("R-1"))
+        let error = sikaError(blocking: { try parseWebhookEvent(body: Data("{".utf8)) })
+        XCTAssertEqual(invalidField(error), "webhook")
+        let log = try await sandbox.requests()
+        XCTAssertEqual(log, [], "parsing sends nothing")
+    }
+
+    // MARK: B23 awaitFinalStatus
+
+    func testB23AwaitFinalStatusFollowsTheUssdAnswer() async throws {
+        for (suffix, status) in [("0000", TransactionStatus.successful), ("1111", .failed)] {
+            let reference = "WAIT-\(suffix)"
+            _ = try await client.initiateCharge(request: chargeRequest(reference: reference, phone: "+23324412\(suffix)"))
+            let transaction = try await client.awaitFinalStatus(reference: reference, options: fast(timeoutMs: 5_000))
+            XCTAssertEqual(transaction.status, status, reference)
+            XCTAssertEqual(transaction.txRef, reference)
+        }
+        // The task-aware extension ends the same way when nothing cancels it.
+        _ = try await client.initiateCharge(request: chargeRequest(reference: "WAIT-EXT", phone: "+233244120000"))
+        let transaction = try await client.awaitFinalStatus("WAIT-EXT", options: fast(timeoutMs: 5_000))
+        XCTAssertEqual(transaction.status, .successful)
+    }
+
+    func testB23ACustomerWhoNeverAnswersTimesOutWithinTheBudget() async throws {
+        _ = try await client.initiateCharge(request: chargeRequest(reference: "WAIT-3333", phone: "+233244123333"))
+        let (client, options) = (self.client!, fast(timeoutMs: 600))
+        let waits: [(String, () async throws -> Transaction)] = [
+            ("generated", { try await client.awaitFinalStatus(reference: "WAIT-3333", options: options) }),
+            ("extension", { try await client.awaitFinalStatus("WAIT-3333", options: options) }),
+        ]
+        for (label, wait) in waits {
+            let started = ContinuousClock.now
+            let error = await sikaError(wait)
+            XCTAssertEqual(error, .Timeout, label)
+            XCTAssertLessThan(started.duration(to: .now), .seconds(3), label)
+            assertNoKey(error as Any)
+        }
+    }
+
+    func testB23ACancellationHandleStopsTheWaitAndThePolling() async throws {
+        _ = try await client.initiateCharge(request: chargeRequest(reference: "WAIT-CANCEL", phone: "+233244123333"))
+        let cancellation = Cancellation()
+        let options = fast(timeoutMs: 10_000, cancellation: cancellation)
+        let client = self.client!
+        let started = ContinuousClock.now
+        let waiting = Task { try await client.awaitFinalStatus(reference: "WAIT-CANCEL", options: options) }
+        try await Task.sleep(for: .milliseconds(300))
+        XCTAssertFalse(cancellation.isCancelled())
+        cancellation.cancel()
+        let error = await sikaError { try await waiting.value }
+        XCTAssertEqual(error, .Cancelled)
+        XCTAssertLessThan(started.duration(to: .now), .seconds(2))
+        XCTAssertTrue(cancellation.isCancelled())
+        try await assertPollingStopped(after: "the handle was cancelled")
+    }
+
+    func testB23ABlockingWaitIsCancelledFromAnotherThread() throws {
+        let blocking = try sandbox.blockingClient()
+        _ = try blocking.initiateCharge(request: chargeRequest(reference: "WAIT-THREAD", phone: "+233244123333"))
+        let cancellation = Cancellation()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) { cancellation.cancel() }
+        let started = ContinuousClock.now
+        let error = sikaError(blocking: {
+            try blocking.awaitFinalStatus(reference: "WAIT-THREAD", options: self.fast(timeoutMs: 10_000, cancellation: cancellation))
+        })
+        XCTAssertEqual(error, .Cancelled)
+        XCTAssertLessThan(started.duration(to: .now), .seconds(2))
+    }
+
+    func testB23CancellingTheSwiftTaskStopsTheWaitThroughTheExtension() async throws {
+        _ = try await client.initiateCharge(request: chargeRequest(reference: "WAIT-TASK", phone: "+233244123333"))
+        let client = self.client!
+        let options = fast(timeoutMs: 10_000)
+        let started = ContinuousClock.now
+        let waiting = Task { try await client.awaitFinalStatus("WAIT-TASK", options: options) }
+        try await Task.sleep(for: .milliseconds(300))
+        let polled = try await sandbox.requests().count
+        XCTAssertGreaterThan(polled, 1, "the wait was polling before the task was cancelled")
+        waiting.cancel()
+        do {
+            let transaction = try await waiting.value
+            XCTFail("expected CancellationError, got \(transaction.status)")
+        } catch is CancellationError {
+            // Swift's convention for a cancelled task.
+        } catch {
+            XCTFail("expected CancellationError, got \(error)")
+        }
+        XCTAssertLessThan(started.duration(to: .now), .seconds(2), "ended promptly, not at timeoutMs")
+        try await assertPollingStopped(after: "the task was cancelled")
+    }
+
+    func testB23TheExtensionSendsNothingForAnAlreadyCancelledTaskAndKeepsAHandlesCancelled() async throws {
+        let client = self.client!
+        let options = fast(timeoutMs: 10_000)
+        let early = Task {
+            // Wait until cancelled, then start waiting: nothing may be sent.
+            while !Task.isCancelled { await Task.yield() }
+            return try await client.awaitFinalStatus("NEVER-SENT", options: options)
+        }
+        early.cancel()
+        do {
+            _ = try await early.value
+            XCTFail("expected CancellationError")
+        } catch {
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+        let log = try await sandbox.requests()
+        XCTAssertEqual(log, [], "a task cancelled before the wait sends nothing")
+
+        // The caller's own handle, with the task still running: SikaError.Cancelled, as documented.
+        _ = try await self.client.initiateCharge(request: chargeRequest(reference: "WAIT-OWN", phone: "+233244123333"))
+        let cancellation = Cancellation()
+        let ownOptions = fast(timeoutMs: 10_000, cancellation: cancellation)
+        let own = Task { try await client.awaitFinalStatus("WAIT-OWN", options: ownOptions) }
+        try await Task.sleep(for: .milliseconds(200))
+        cancellation.cancel()
+        let error = await sikaError { try await own.value }
+        XCTAssertEqual(error, .Cancelled)
+    }
+
+    // MARK: B24 normalizePhoneNumber
+
+    func testB24NormalizePhoneNumber() throws {
+        for typed in ["024 412 3456", "0244123456", "233244123456", "+233 24 412 3456", "00233 24-412-3456", "(024) 412.3456"] {
+            XCTAssertEqual(try normalizePhoneNumber(input: typed, country: "GH"), "+233244123456", typed)
+        }
+        XCTAssertEqual(try normalizePhoneNumber(input: "0712 345 678", country: "ke"), "+254712345678")
+        let short = sikaError(blocking: { try normalizePhoneNumber(input: "024412345", country: "GH") })
+        XCTAssertEqual(invalidField(short), "phone_number")
+        let nigeria = sikaError(blocking: { try normalizePhoneNumber(input: "0244123456", country: "NG") })
+        XCTAssertEqual(invalidField(nigeria), "country")
+    }
+
+    // MARK: B25 ChargeOutcomeUnknown
+
+    func testB25AChargeWhoseAnswerIsLostIsOutcomeUnknownAndSentOnce() async throws {
+        try await sandbox.addFault("/charge", kind: "after_processing", options: ["then": "status", "status": 502])
+        let error = await sikaError { try await self.client.initiateCharge(request: chargeRequest(reference: "LOST-1")) }
+        guard case .ChargeOutcomeUnknown(let reference, let reason)? = error else {
+            return XCTFail("expected ChargeOutcomeUnknown, got \(String(describing: error))")
+        }
+        XCTAssertEqual(reference, "LOST-1")
+        XCTAssertFalse(reason.isEmpty)
+        XCTAssertTrue("\(error!)".contains("LOST-1"), "the message names the reference to verify")
+        assertNoKey(error as Any)
+        let paths = try await sandbox.requests().map(\.path)
+        XCTAssertEqual(paths, ["/charge"], "a charge is never re-sent")
+        // The service did take it: verifying the reference tells the merchant what happened.
+        let transaction = try await client.verifyTransaction(reference: "LOST-1")
+        XCTAssertEqual(transaction.txRef, "LOST-1")
+    }
+
+    // MARK: helpers
+
+    private func seed(_ transactions: [(String, String)], amount: String) async throws {
+        for (reference, status) in transactions {
+            try await sandbox.seedTransaction(transactionObject(reference: reference, status: status, amount: amount))
+        }
+    }
+
+    private func expect(_ amount: String, _ currency: String) -> ExpectedPayment {
+        ExpectedPayment(amount: decimal(amount)!, currency: currency)
+    }
+
+    private func notification(_ reference: String) -> Data {
+        Data(#"{"event":"charge.success","data":{"reference":\#(jsonString(reference))}}"#.utf8)
+    }
+
+    /// Quick checks for the sandbox (its customer answers after 150 ms).
+    private func fast(timeoutMs: UInt64, cancellation: Cancellation? = nil) -> AwaitOptions {
+        AwaitOptions(initialDelayMs: 50, intervalMs: 50, maxIntervalMs: 200, timeoutMs: timeoutMs, cancellation: cancellation)
+    }
+
+    /// The request log does not grow for longer than the wait's largest interval.
+    private func assertPollingStopped(after what: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let polls = try await sandbox.requests().count
+        try await Task.sleep(for: .milliseconds(500))
+        let later = try await sandbox.requests().count
+        XCTAssertEqual(later, polls, "no verification after \(what)", file: file, line: line)
+    }
+
+    /// No text the SDK produced about `value` contains the key.
+    private func assertNoKey(_ value: Any, file: StaticString = #filePath, line: UInt = #line) {
+        var dumped = ""
+        dump(value, to: &dumped)
+        for shown in [String(describing: value), String(reflecting: value), dumped] {
+            XCTAssertFalse(shown.contains(canaryKey), shown, file: file, line: line)
+        }
+    }
+}
+
+// Case names, so that an unexpected outcome prints as one word next to the expected one.
+
+extension PaymentCheck {
+    var kind: String {
+        switch self {
+        case .confirmed: "confirmed"
+        case .notYet: "notYet"
+        case .notPaid: "notPaid"
+        case .mismatch: "mismatch"
+        }
+    }
+
+    var transaction: Transaction {
+        switch self {
+        case .confirmed(let transaction), .notYet(let transaction), .notPaid(let transaction, _),
+             .mismatch(let transaction, _, _, _):
+            transaction
+        }
+    }
+}
+
+extension WebhookDecision {
+    var kind: String {
+        switch self {
+        case .fulfil: "fulfil"
+        case .investigate: "investigate"
+        case .ignore: "ignore"
+        case .retryLater: "retryLater"
+        case .reject: "reject"
+        }
+    }
+}
