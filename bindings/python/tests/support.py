@@ -83,6 +83,14 @@ class Sandbox:
     def clear_requests(self) -> None:
         self._control("DELETE", "/requests")
 
+    def settings(self, **settings) -> None:
+        """Changes the sandbox's runtime settings (webhook_url, webhook_repeat, confirm_after_ms)."""
+        self._control("POST", "/settings", json.dumps(settings))
+
+    def webhooks(self) -> list[dict]:
+        """The webhook deliveries attempted: `{reference, delivered, event, url, http_status, error}`."""
+        return self._control("GET", "/webhooks")["data"]
+
     def fault(self, path: str, kind: str, count: int = 1, **options) -> None:
         """Makes the next `count` API requests under `path` fail as `kind` describes."""
         self._control("POST", "/faults", json.dumps({"path": path, "kind": kind, "count": count, **options}))

@@ -2,6 +2,7 @@
 phone numbers, charges whose outcome is unknown, retries and the bank cache."""
 
 import asyncio
+import http.server
 import threading
 import time
 from decimal import Decimal
@@ -199,3 +200,36 @@ async def test_b27_bank_lists_are_cached_and_refresh_bypasses_the_cache(sandbox,
     assert len(sandbox.requests()) == 1
     assert await client.refresh_banks("GH") == first
     assert len(sandbox.requests()) == 2
+
+
+def test_b22_repeated_real_deliveries_each_get_the_same_verified_decision(sandbox):
+    """The sandbox delivers the charge.success notification three times to a real endpoint,
+    whose handler lets Sika decide; every delivery is verified and answered alike."""
+    client = sandbox.blocking_client()
+    decisions = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            decision = client.handle_webhook(body, sika.ExpectedPayment(amount=Decimal("20"), currency="GHS"))
+            decisions.append(decision)
+            self.send_response(decision.http_status())
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        sandbox.settings(webhook_url=f"http://127.0.0.1:{server.server_port}/webhooks/sika", webhook_repeat=3)
+        client.initiate_charge(charge("HOOK-E2E", "+233244120000"))
+        deadline = time.monotonic() + 5
+        while len(decisions) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        server.shutdown()
+    assert len(decisions) == 3
+    assert all(isinstance(d, sika.WebhookDecision.FULFIL) for d in decisions)
+    assert decisions[0] == decisions[1] == decisions[2]
+    assert [d["http_status"] for d in sandbox.webhooks()] == [200, 200, 200]
