@@ -339,6 +339,39 @@ final class SafetyTests: XCTestCase {
         XCTAssertEqual(transaction.txRef, "LOST-1")
     }
 
+    func testB26ReadsAreRetriedAndChargesAreNot() async throws {
+        try await sandbox.seedTransaction(transactionObject(reference: "RETRY-1", status: "successful", amount: "5"))
+        try await sandbox.addFault("/transaction/verify", kind: "status", options: ["status": 503])
+        let transaction = try await client.verifyTransaction(reference: "RETRY-1")
+        XCTAssertEqual(transaction.txRef, "RETRY-1")
+        try await sandbox.addFault("/transaction/verify", kind: "status", options: ["status": 429, "retry_after": 1])
+        let started = Date()
+        _ = try await client.verifyTransaction(reference: "RETRY-1")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.9, "Retry-After was honoured")
+        let reads = try await sandbox.requests().count
+        XCTAssertEqual(reads, 4, "each faulted read was retried once")
+        try await sandbox.clearRequests()
+        try await sandbox.addFault("/charge", kind: "status", options: ["status": 503])
+        let error = await sikaError { try await self.client.initiateCharge(request: chargeRequest(reference: "RETRY-CHARGE")) }
+        guard case .ChargeOutcomeUnknown? = error else {
+            return XCTFail("expected ChargeOutcomeUnknown, got \(String(describing: error))")
+        }
+        let charges = try await sandbox.requests().count
+        XCTAssertEqual(charges, 1, "a charge is never re-sent")
+    }
+
+    func testB27BankListsAreCachedAndRefreshBypassesTheCache() async throws {
+        let first = try await client.listBanks(country: "GH")
+        let again = try await client.listBanks(country: "gh")
+        XCTAssertEqual(first, again)
+        var count = try await sandbox.requests().count
+        XCTAssertEqual(count, 1, "the second list came from the cache")
+        let refreshed = try await client.refreshBanks(country: "GH")
+        XCTAssertEqual(refreshed, first)
+        count = try await sandbox.requests().count
+        XCTAssertEqual(count, 2, "refreshBanks asked the service")
+    }
+
     // MARK: helpers
 
     private func seed(_ transactions: [(String, String)], amount: String) async throws {
