@@ -45,3 +45,34 @@ val TransactionStatus.merchantAction: MerchantAction
 /** Whether waiting will not change this status (all but Pending and Unknown). */
 val TransactionStatus.isFinal: Boolean
     @JvmName("isFinalStatus") get() = isFinal(this)
+
+/**
+ * [AwaitOptions] in signed milliseconds; unset settings (null) take the core's defaults (first
+ * check after 3000 ms, then every 2000 ms doubling up to 10 000 ms, for at most 120 000 ms).
+ *
+ * Kotlin can also use the generated constructor: `AwaitOptions(timeoutMs = 60_000u)`.
+ * Java, which cannot call it (its settings are Kotlin unsigned types):
+ * `Sika.awaitOptions(1000L, 500L, 2000L, 60000L, cancellation)`, `Sika.awaitOptions()`, ...
+ */
+@JvmOverloads
+fun awaitOptions(
+    initialDelayMs: Long? = null,
+    intervalMs: Long? = null,
+    maxIntervalMs: Long? = null,
+    timeoutMs: Long? = null,
+    cancellation: Cancellation? = null,
+): AwaitOptions = AwaitOptions(
+    initialDelayMs = initialDelayMs?.let { unsigned("initialDelayMs", it).toULong() },
+    intervalMs = intervalMs?.let { unsigned("intervalMs", it).toULong() },
+    maxIntervalMs = maxIntervalMs?.let { unsigned("maxIntervalMs", it).toULong() },
+    timeoutMs = timeoutMs?.let { unsigned("timeoutMs", it).toULong() },
+    cancellation = cancellation,
+)
+
+/**
+ * The HTTP status to answer a webhook notification with (200, 503 or 400), as an `Int`:
+ * `decision.httpStatusCode`; Java: `Sika.httpStatusOf(decision)` (it cannot call the generated
+ * `httpStatus()`, which returns a Kotlin `UShort`).
+ */
+val WebhookDecision.httpStatusCode: Int
+    @JvmName("httpStatusOf") get() = httpStatus().toInt()

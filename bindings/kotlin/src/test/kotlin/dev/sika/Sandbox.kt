@@ -9,7 +9,9 @@ import java.net.http.HttpResponse
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.TimeUnit
 import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 
@@ -57,6 +59,21 @@ class Sandbox : AutoCloseable {
 
     fun clearRequests() {
         send("DELETE", "/__sandbox/requests")
+    }
+
+    /**
+     * Makes the next API requests whose path starts with [path] misbehave as [kind] says
+     * (`status`, `after_processing`, ...), with that kind's [options]: see tests/sandbox/README.md.
+     */
+    fun fault(path: String, kind: String, vararg options: Pair<String, Any>) {
+        val fault = buildMap<String, JsonElement> {
+            put("path", JsonPrimitive(path))
+            put("kind", JsonPrimitive(kind))
+            for ((name, value) in options) {
+                put(name, if (value is Number) JsonPrimitive(value) else JsonPrimitive(value.toString()))
+            }
+        }
+        send("POST", "/__sandbox/faults", JsonObject(fault).toString(), expect = 201)
     }
 
     /** Forgets every transaction and request: each test starts from the seeded data only. */
