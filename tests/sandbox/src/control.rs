@@ -20,6 +20,7 @@
 //! | `DELETE /__sandbox/faults` | | 200, data null |
 //! | `GET /__sandbox/settings` | | 200, the settings |
 //! | `POST /__sandbox/settings` | any of `{"webhook_url", "confirm_after_ms", "webhook_repeat"}` | 200, the settings |
+//! | `GET /__sandbox/connections` | | 200, `{"open", "accepted"}`: TCP connections open now (this request's own included) and accepted since start |
 //! | `POST /__sandbox/reset` | | 200, data null (settings are kept) |
 
 use std::time::Duration;
@@ -54,6 +55,7 @@ pub fn router() -> Router<AppState> {
         .route("/__sandbox/webhooks/send", post(send_webhook))
         .route("/__sandbox/faults", get(list_faults).post(add_fault).delete(clear_faults))
         .route("/__sandbox/settings", get(get_settings).post(update_settings))
+        .route("/__sandbox/connections", get(connections))
         .route("/__sandbox/reset", post(reset))
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn(loopback_only))
@@ -325,4 +327,15 @@ fn forced_notification(state: &AppState, body: Body) -> Result<(WebhookTarget, N
 async fn reset(State(state): State<AppState>) -> Response {
     state.store.reset();
     success_empty(StatusCode::OK, "Sandbox reset")
+}
+
+#[derive(Serialize)]
+struct ConnectionCounts {
+    open: u64,
+    accepted: u64,
+}
+
+async fn connections(State(state): State<AppState>) -> Response {
+    let counts = ConnectionCounts { open: state.connections.open(), accepted: state.connections.accepted() };
+    success(StatusCode::OK, "Connections", &counts)
 }

@@ -8,12 +8,16 @@
 //! request). Once aborted, the stream sets `SO_LINGER` to zero (so closing it sends a TCP RST)
 //! and fails every further read and write: hyper then gives up on the connection and drops it
 //! without having written anything.
+//!
+//! The listener also counts connections ([`ConnectionStats`], read by
+//! `GET /__sandbox/connections`), so tests can prove that a client cancelled mid-call closes
+//! its connection rather than leaking it.
 
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -48,14 +52,44 @@ pub struct PeerInfo {
     pub control: Arc<ConnectionControl>,
 }
 
+/// How many connections the listener has accepted, and how many of them are still open
+/// (a connection counts as closed once hyper has dropped its socket).
+#[derive(Debug, Default)]
+pub struct ConnectionStats {
+    accepted: AtomicU64,
+    closed: AtomicU64,
+}
+
+impl ConnectionStats {
+    pub fn accepted(&self) -> u64 {
+        self.accepted.load(Ordering::SeqCst)
+    }
+
+    pub fn open(&self) -> u64 {
+        // `closed` is read first: it can only grow, so `open` is never under-counted below zero.
+        let closed = self.closed.load(Ordering::SeqCst);
+        self.accepted().saturating_sub(closed)
+    }
+}
+
+/// Counts one connection as closed when dropped (with the stream that holds it).
+struct OpenConnection(Arc<ConnectionStats>);
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.closed.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 /// A `TcpListener` whose streams are [`AbortableStream`]s.
 pub struct AbortableListener {
     inner: TcpListener,
+    stats: Arc<ConnectionStats>,
 }
 
 impl AbortableListener {
-    pub fn new(inner: TcpListener) -> Self {
-        Self { inner }
+    pub fn new(inner: TcpListener, stats: Arc<ConnectionStats>) -> Self {
+        Self { inner, stats }
     }
 }
 
@@ -68,7 +102,9 @@ impl Listener for AbortableListener {
             match self.inner.accept().await {
                 Ok((stream, addr)) => {
                     let control = Arc::new(ConnectionControl::default());
-                    let stream = AbortableStream { inner: stream, control: control.clone() };
+                    self.stats.accepted.fetch_add(1, Ordering::SeqCst);
+                    let open = OpenConnection(self.stats.clone());
+                    let stream = AbortableStream { inner: stream, control: control.clone(), _open: open };
                     return (stream, PeerInfo { addr, control });
                 }
                 // A connection that died before it was accepted is not an error of ours.
@@ -103,6 +139,7 @@ impl Connected<IncomingStream<'_, AbortableListener>> for PeerInfo {
 pub struct AbortableStream {
     inner: TcpStream,
     control: Arc<ConnectionControl>,
+    _open: OpenConnection,
 }
 
 impl AbortableStream {

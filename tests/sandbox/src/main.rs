@@ -141,7 +141,7 @@ async fn run(cli: &Cli, state: state::AppState) -> ExitCode {
 
     let (stop_tx, mut stop_rx) = watch::channel(false);
     // Each connection can be aborted from a handler (the `reset` fault).
-    let listener = AbortableListener::new(listener);
+    let listener = AbortableListener::new(listener, state.connections.clone());
     let server = axum::serve(listener, app::router(state).into_make_service_with_connect_info::<PeerInfo>())
         .with_graceful_shutdown(async move {
             let _ = stop_rx.wait_for(|stop| *stop).await;

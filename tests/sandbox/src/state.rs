@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use axum::http::{HeaderMap, header};
 
+use crate::listener::ConnectionStats;
 use crate::store::Store;
 use crate::webhook::WebhookTarget;
 
@@ -18,6 +19,8 @@ pub struct Shared {
     /// Set from the command line, changed by `POST /__sandbox/settings`; not touched by a reset.
     settings: Mutex<Settings>,
     pub store: Store,
+    /// Counted by the listener, read by `GET /__sandbox/connections`.
+    pub connections: Arc<ConnectionStats>,
 }
 
 /// What `POST /__sandbox/settings` can change.
@@ -39,6 +42,7 @@ impl Shared {
             expected_authorization: format!("Bearer {secret_key}").into_bytes(),
             settings: Mutex::new(settings),
             store: Store::new(),
+            connections: Arc::default(),
         }
     }
 
