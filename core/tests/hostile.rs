@@ -9,26 +9,17 @@ use serde_json::{Value, json};
 use sika_core::{Client, SikaError, TransactionStatus};
 use support::{Sandbox, transaction_object};
 
-const BUDGET_MS: u64 = 1500;
-
-fn client(sandbox: &Sandbox) -> Client {
-    let mut config = sandbox.config();
-    config.timeout_ms = BUDGET_MS;
-    config.max_retries = 1;
-    Client::new(config).expect("client")
+/// The shared fault list of every language's hostile-response tests.
+fn faults() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/faults.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("tests/fixtures/faults.json")).expect("faults.json")
 }
 
-/// Injects `kind` on verify (for every attempt) and returns what the client made of it.
-async fn verify_under(
-    sandbox: &Sandbox,
-    kind: &str,
-    options: Value,
-) -> (Result<TransactionStatus, SikaError>, Duration) {
-    sandbox.seed_transaction(&transaction_object("HOSTILE-1", "successful", "10"));
-    sandbox.fault("/transaction/verify", kind, 3, options);
-    let started = Instant::now();
-    let result = client(sandbox).verify_transaction("HOSTILE-1").await.map(|t| t.status);
-    (result, started.elapsed())
+fn client(sandbox: &Sandbox, faults: &Value) -> Client {
+    let mut config = sandbox.config();
+    config.timeout_ms = faults["budget_ms"].as_u64().expect("budget_ms");
+    config.max_retries = faults["max_retries"].as_u64().expect("max_retries") as u32;
+    Client::new(config).expect("client")
 }
 
 fn kind_of(result: &Result<TransactionStatus, SikaError>) -> String {
@@ -39,52 +30,40 @@ fn kind_of(result: &Result<TransactionStatus, SikaError>) -> String {
 }
 
 #[tokio::test]
-async fn every_fault_is_a_typed_error_within_the_deadline() {
-    let cases: Vec<(&str, Value, &str)> = vec![
-        ("status", json!({ "status": 500 }), "Api"),
-        (
-            "status",
-            json!({ "status": 503, "body": "<html>Bad gateway</html>", "content_type": "text/html" }),
-            "UnexpectedResponse",
-        ),
-        ("status", json!({ "status": 429, "retry_after": 30 }), "RateLimited"),
-        ("reset", json!({}), "Network"),
-        ("hang", json!({}), "Timeout"),
-        ("delay", json!({ "delay_ms": 5000 }), "Timeout"),
-        ("truncate", json!({}), "Network"),
-        ("drip", json!({ "chunk_bytes": 1, "interval_ms": 200 }), "Timeout"),
-        ("body", json!({ "body": "" }), "UnexpectedResponse"),
-        ("body", json!({ "body": "<html>maintenance</html>", "content_type": "text/html" }), "UnexpectedResponse"),
-        ("body", json!({ "body": "{\"status\":true,\"message\":\"ok\",\"data\":null}" }), "UnexpectedResponse"),
-        ("body", json!({ "body": "{\"status\":true,\"message\":\"ok\",\"data\":[1,2]}" }), "UnexpectedResponse"),
-        ("body", json!({ "body": "{\"status\":true,\"data\":{}}", "content_type": null }), "UnexpectedResponse"),
-        ("huge", json!({ "size_bytes": 17 * 1024 * 1024 }), "UnexpectedResponse"),
-        ("huge", json!({ "size_bytes": 17 * 1024 * 1024, "chunked": true }), "UnexpectedResponse"),
-        ("deep_json", json!({ "depth": 10_000 }), "UnexpectedResponse"),
-        ("duplicate_keys", json!({}), "UnexpectedResponse"),
-        ("non_utf8", json!({}), "UnexpectedResponse"),
-    ];
-    for (kind, options, expected) in cases {
+async fn b29_every_fault_is_a_typed_error_within_the_deadline() {
+    let faults = faults();
+    let limit = Duration::from_millis(
+        faults["budget_ms"].as_u64().expect("budget_ms") + faults["slack_ms"].as_u64().expect("slack_ms"),
+    );
+    let cases = faults["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 18, "the fault list lost cases");
+    for case in cases {
+        let (id, kind) = (case["id"].as_str().expect("id"), case["kind"].as_str().expect("kind"));
         let sandbox = Sandbox::start();
-        let (result, elapsed) = verify_under(&sandbox, kind, options.clone()).await;
-        assert_eq!(kind_of(&result), expected, "{kind} {options}: {result:?}");
-        assert!(elapsed < Duration::from_millis(BUDGET_MS + 1000), "{kind} {options}: took {elapsed:?}");
+        sandbox.seed_transaction(&transaction_object("HOSTILE-1", "successful", "10"));
+        let count = faults["count"].as_u64().expect("count") as u32;
+        sandbox.fault("/transaction/verify", kind, count, case["options"].clone());
+        let started = Instant::now();
+        let result = client(&sandbox, &faults).verify_transaction("HOSTILE-1").await.map(|t| t.status);
+        let elapsed = started.elapsed();
+        assert_eq!(kind_of(&result), case["error"].as_str().expect("error"), "{id}: {result:?}");
+        assert!(elapsed < limit, "{id}: took {elapsed:?}");
     }
 }
 
 #[tokio::test]
-async fn a_duplicated_status_never_reads_as_paid() {
+async fn b29_a_duplicated_status_never_reads_as_paid() {
     let sandbox = Sandbox::start();
     sandbox.seed_transaction(&transaction_object("DUP-1", "failed", "10"));
     sandbox.fault("/transaction/verify", "duplicate_keys", 1, json!({ "first": "failed", "second": "successful" }));
-    let result = client(&sandbox).verify_transaction("DUP-1").await;
+    let result = client(&sandbox, &faults()).verify_transaction("DUP-1").await;
     assert!(matches!(result, Err(SikaError::UnexpectedResponse { .. })), "{result:?}");
 }
 
 #[tokio::test]
-async fn a_fault_on_one_endpoint_leaves_the_others_alone() {
+async fn b29_a_fault_on_one_endpoint_leaves_the_others_alone() {
     let sandbox = Sandbox::start();
     sandbox.fault("/transaction/verify", "hang", 1, json!({}));
-    let providers = client(&sandbox).list_mobile_money_providers(None).await.expect("providers unaffected");
+    let providers = client(&sandbox, &faults()).list_mobile_money_providers(None).await.expect("providers unaffected");
     assert_eq!(providers.len(), 3);
 }
