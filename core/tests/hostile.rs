@@ -67,3 +67,27 @@ async fn b29_a_fault_on_one_endpoint_leaves_the_others_alone() {
     let providers = client(&sandbox, &faults()).list_mobile_money_providers(None).await.expect("providers unaffected");
     assert_eq!(providers.len(), 3);
 }
+
+/// The content type is not trusted either way: the body decides. A valid envelope labelled
+/// `text/plain` is the transaction it says (the status rules still apply), and a JSON label on
+/// a page that is not JSON is `UnexpectedResponse` (the `html_200`-like cases of faults.json).
+#[tokio::test]
+async fn b29_a_wrong_content_type_is_judged_by_the_body() {
+    let sandbox = Sandbox::start();
+    let envelope = format!(
+        r#"{{"status":true,"message":"Transaction fetched","data":{}}}"#,
+        transaction_object("LABEL-1", "successful", "10")
+    );
+    sandbox.fault("/transaction/verify", "body", 1, json!({ "body": envelope, "content_type": "text/plain" }));
+    let transaction = client(&sandbox, &faults()).verify_transaction("LABEL-1").await.expect("decoded by its body");
+    assert_eq!(transaction.status, TransactionStatus::Successful);
+
+    sandbox.fault(
+        "/transaction/verify",
+        "body",
+        1,
+        json!({ "body": "<html>ok</html>", "content_type": "application/json" }),
+    );
+    let result = client(&sandbox, &faults()).verify_transaction("LABEL-1").await;
+    assert!(matches!(result, Err(SikaError::UnexpectedResponse { .. })), "{result:?}");
+}
