@@ -6,10 +6,10 @@ extension Client {
     /// `awaitFinalStatus(reference:options:)`, and also stops when the calling `Task` is
     /// cancelled: it then throws `CancellationError()` and no further check is sent.
     ///
-    /// Use this one in async code. UniFFI's generated async methods do not drop the Rust future
-    /// when a Swift Task is cancelled, so the generated call would keep polling the service until
-    /// its own `timeoutMs`. Here task cancellation cancels a `Cancellation` handle, which the
-    /// core's wait observes at once.
+    /// Task cancellation reaches the generated async methods too (they then throw
+    /// `CancellationError`); this one also cancels the `Cancellation` handle of `options`, so
+    /// every other wait sharing that handle stops with it, and it sends nothing at all when the
+    /// task is already cancelled.
     ///
     /// - Parameters:
     ///   - reference: your reference of the charge.

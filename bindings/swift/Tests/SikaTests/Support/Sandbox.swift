@@ -85,6 +85,24 @@ final class Sandbox {
         _ = try await call("POST", "/__sandbox/faults", body: String(decoding: body, as: UTF8.self))
     }
 
+    /// Adds a fault given as a whole JSON object (`path`, `kind`, `count` and the kind's options),
+    /// e.g. one of tests/fixtures/faults.json, where an option may be `null`.
+    func addFault(json fault: String) async throws {
+        _ = try await call("POST", "/__sandbox/faults", body: fault)
+    }
+
+    /// Forgets transactions, requests and faults (settings are kept).
+    func reset() async throws {
+        _ = try await call("POST", "/__sandbox/reset")
+    }
+
+    /// TCP connections open now (this control request's own included) and accepted so far.
+    func connections() async throws -> (open: Int, accepted: Int) {
+        let data = try await call("GET", "/__sandbox/connections")
+        let counts = try JSONDecoder().decode(ConnectionsAnswer.self, from: data).data
+        return (counts.open, counts.accepted)
+    }
+
     private func call(_ method: String, _ path: String, body: String? = nil) async throws -> Data {
         var request = URLRequest(url: try XCTUnwrap(URL(string: url + path)))
         request.httpMethod = method
@@ -125,6 +143,14 @@ struct LoggedRequest: Decodable, Equatable {
     let path: String
     let query: String?
     let authorized: Bool
+}
+
+private struct ConnectionsAnswer: Decodable {
+    struct Counts: Decodable {
+        let open: Int
+        let accepted: Int
+    }
+    let data: Counts
 }
 
 private struct RequestLog: Decodable {

@@ -1,0 +1,136 @@
+import Foundation
+import Sika
+import XCTest
+
+/// B29: a broken or hostile service. Every fault of tests/fixtures/faults.json, injected on
+/// /transaction/verify, ends in its typed error within the call's deadline: never a crash, a
+/// hang or a wrong "paid". Mirrors core/tests/hostile.rs.
+final class HostileTests: XCTestCase {
+    var sandbox: Sandbox!
+
+    override func setUpWithError() throws {
+        sandbox = try Sandbox()
+    }
+
+    override func tearDown() {
+        sandbox?.stop()
+    }
+
+    /// The shared fault list and its settings.
+    private struct Faults {
+        let budgetMs: UInt64
+        let slackMs: UInt64
+        let maxRetries: UInt32
+        let count: Int
+        /// (id, kind, options, expected error kind)
+        let cases: [(id: String, kind: String, options: [String: Any], error: String)]
+
+        init() throws {
+            let object = try fixtureObject("faults.json")
+            budgetMs = try XCTUnwrap(object["budget_ms"] as? UInt64)
+            slackMs = try XCTUnwrap(object["slack_ms"] as? UInt64)
+            maxRetries = try XCTUnwrap(object["max_retries"] as? UInt32)
+            count = try XCTUnwrap(object["count"] as? Int)
+            let list = try XCTUnwrap(object["cases"] as? [[String: Any]])
+            cases = try list.map { item in
+                (try XCTUnwrap(item["id"] as? String), try XCTUnwrap(item["kind"] as? String),
+                 try XCTUnwrap(item["options"] as? [String: Any]), try XCTUnwrap(item["error"] as? String))
+            }
+        }
+
+        var limit: Duration { .milliseconds(budgetMs + slackMs) }
+
+        func config(_ sandbox: Sandbox) -> ClientConfig {
+            var config = sandbox.config()
+            config.timeoutMs = budgetMs
+            config.maxRetries = maxRetries
+            return config
+        }
+
+        /// The fault object for POST /__sandbox/faults: the case's options plus path, kind, count.
+        func fault(kind: String, options: [String: Any]) throws -> String {
+            var fault = options
+            (fault["path"], fault["kind"], fault["count"]) = ("/transaction/verify", kind, count)
+            return try jsonText(fault)
+        }
+    }
+
+    /// A clean sandbox with one seeded successful transaction and the case's fault in place.
+    private func prepare(_ faults: Faults, kind: String, options: [String: Any]) async throws {
+        try await sandbox.reset()
+        try await sandbox.seedTransaction(transactionObject(reference: "HOSTILE-1", status: "successful", amount: "10"))
+        try await sandbox.addFault(json: faults.fault(kind: kind, options: options))
+    }
+
+    func testB29EveryFaultIsATypedErrorWithinTheDeadline() async throws {
+        let faults = try Faults()
+        XCTAssertGreaterThanOrEqual(faults.cases.count, 18, "the fault list lost cases")
+        for item in faults.cases {
+            try await prepare(faults, kind: item.kind, options: item.options)
+            let client = try Client(config: faults.config(sandbox))
+            let started = ContinuousClock.now
+            let result: Result<TransactionStatus, Error>
+            do {
+                result = .success(try await client.verifyTransaction(reference: "HOSTILE-1").status)
+            } catch {
+                result = .failure(error)
+            }
+            let elapsed = started.duration(to: .now)
+            XCTAssertEqual(outcomeKind(result), item.error, "\(item.id): \(result)")
+            XCTAssertLessThan(elapsed, faults.limit, "\(item.id): took \(elapsed)")
+            if case .failure(let error) = result {
+                XCTAssertFalse("\(error)".contains(canaryKey), "\(item.id): the key in the error text")
+            }
+        }
+    }
+
+    /// A few of the faults through the blocking client, each call on a thread of its own.
+    func testB29FaultsThroughTheBlockingClient() async throws {
+        let faults = try Faults()
+        let chosen = ["status_503_html", "status_429_retry_after", "reset", "hang", "drip", "huge_chunked",
+                      "deep_json", "non_utf8"]
+        let cases = faults.cases.filter { chosen.contains($0.id) }
+        XCTAssertEqual(cases.count, chosen.count, "a chosen case left faults.json")
+        for item in cases {
+            try await prepare(faults, kind: item.kind, options: item.options)
+            let client = try BlockingClient(config: faults.config(sandbox))
+            let started = ContinuousClock.now
+            let result = await onNewThread { try client.verifyTransaction(reference: "HOSTILE-1").status }
+            let elapsed = started.duration(to: .now)
+            XCTAssertEqual(outcomeKind(result), item.error, "\(item.id) (blocking): \(result)")
+            XCTAssertLessThan(elapsed, faults.limit, "\(item.id) (blocking): took \(elapsed)")
+        }
+    }
+
+    func testB29ADuplicatedStatusNeverReadsAsPaid() async throws {
+        let faults = try Faults()
+        // The stored transaction is failed; the duplicated key's last value says successful.
+        try await sandbox.seedTransaction(transactionObject(reference: "DUP-1", status: "failed", amount: "10"))
+        // count 3: one answer each for the three calls below.
+        try await sandbox.addFault(json: faults.fault(kind: "duplicate_keys", options: ["first": "failed", "second": "successful"]))
+        let client = try Client(config: faults.config(sandbox))
+        let error = await sikaError { try await client.verifyTransaction(reference: "DUP-1") }
+        guard case .UnexpectedResponse? = error else {
+            return XCTFail("expected UnexpectedResponse, got \(String(describing: error))")
+        }
+        // Nor does the payment check built on it ever say Confirmed.
+        let check = await sikaError {
+            try await client.confirmPayment(reference: "DUP-1", expected: ExpectedPayment(amount: 10, currency: "GHS"))
+        }
+        XCTAssertEqual(check?.kind, "UnexpectedResponse")
+        let blocking = try BlockingClient(config: faults.config(sandbox))
+        let viaBlocking = await onNewThread { try blocking.verifyTransaction(reference: "DUP-1").status }
+        XCTAssertEqual(outcomeKind(viaBlocking), "UnexpectedResponse")
+        // The three faulted answers used up, the honest answer reads failed.
+        let honest = try await client.verifyTransaction(reference: "DUP-1")
+        XCTAssertEqual(honest.status, .failed)
+    }
+
+    func testB29AFaultOnOneEndpointLeavesTheOthersAlone() async throws {
+        let faults = try Faults()
+        try await sandbox.addFault("/transaction/verify", kind: "hang")
+        let client = try Client(config: faults.config(sandbox))
+        let providers = try await client.listMobileMoneyProviders()
+        XCTAssertEqual(providers.count, 3)
+    }
+}

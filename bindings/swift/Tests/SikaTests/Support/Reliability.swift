@@ -1,0 +1,73 @@
+import Foundation
+import Sika
+import XCTest
+
+// Helpers of the reliability tests (B29-B32): error kinds by name, shared JSON fixtures,
+// polling the sandbox, and blocking work on threads of its own.
+
+extension SikaError {
+    /// The case name, as the fixtures spell error kinds (`Api`, `Timeout`, ...).
+    var kind: String {
+        switch self {
+        case .Unauthorized: "Unauthorized"
+        case .InvalidCountryCode: "InvalidCountryCode"
+        case .NoProvidersFound: "NoProvidersFound"
+        case .TransactionNotFound: "TransactionNotFound"
+        case .InvalidReference: "InvalidReference"
+        case .InvalidInput: "InvalidInput"
+        case .Api: "Api"
+        case .RateLimited: "RateLimited"
+        case .Timeout: "Timeout"
+        case .Network: "Network"
+        case .UnexpectedResponse: "UnexpectedResponse"
+        case .ChargeOutcomeUnknown: "ChargeOutcomeUnknown"
+        case .Cancelled: "Cancelled"
+        case .Configuration: "Configuration"
+        }
+    }
+}
+
+/// The outcome of a call as one word: `Ok`, a SikaError case name, or the foreign error's type.
+func outcomeKind<T>(_ result: Result<T, Error>) -> String {
+    switch result {
+    case .success: "Ok"
+    case .failure(let error as SikaError): error.kind
+    case .failure(let error): "\(type(of: error))"
+    }
+}
+
+/// A JSON object of tests/fixtures, parsed with JSONSerialization (so `null` stays NSNull).
+func fixtureObject(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+    let data = try Data(contentsOf: fixturesDirectory.appendingPathComponent(name))
+    return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any], name, file: file, line: line)
+}
+
+/// A JSON object as compact text.
+func jsonText(_ object: [String: Any]) throws -> String {
+    String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+}
+
+/// Polls `check` every 50 ms until it holds or `limit` passes; returns whether it held.
+/// (A condition, never a fixed sleep, decides the tests' outcome.)
+func eventually(
+    within limit: Duration = .seconds(5), _ check: () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while true {
+        if try await check() { return true }
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+/// Runs blocking `work` on a thread of its own (never on Swift's cooperative pool) and returns
+/// its result to the awaiting task.
+func onNewThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> Result<T, Error> {
+    await withCheckedContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(returning: Result { try work() })
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}
