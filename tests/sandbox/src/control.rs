@@ -20,7 +20,7 @@
 //! | `DELETE /__sandbox/faults` | | 200, data null |
 //! | `GET /__sandbox/settings` | | 200, the settings |
 //! | `POST /__sandbox/settings` | any of `{"webhook_url", "confirm_after_ms", "webhook_repeat"}` | 200, the settings |
-//! | `GET /__sandbox/connections` | | 200, `{"open", "accepted"}`: TCP connections open now (this request's own included) and accepted since start |
+//! | `GET /__sandbox/connections` | | 200, data `{"open", "accepted"}`: TCP connections open now (this request's own included) and accepted since start |
 //! | `POST /__sandbox/reset` | | 200, data null (settings are kept) |
 
 use std::time::Duration;

@@ -12,8 +12,10 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
 
 /** The canary key: it must never appear in any text the SDK produces. */
 const val KEY = "sk_test_canary_kt_7f3a91c4"
@@ -75,6 +77,25 @@ class Sandbox : AutoCloseable {
         }
         send("POST", "/__sandbox/faults", JsonObject(fault).toString(), expect = 201)
     }
+
+    /**
+     * Adds a fault of [kind] for the next [count] requests under [path], its [options] sent as
+     * they are (JSON nulls, booleans and numbers kept: the shared faults.json is written so).
+     */
+    fun fault(path: String, kind: String, count: Int, options: JsonObject) {
+        val fault = JsonObject(
+            options + mapOf("path" to JsonPrimitive(path), "kind" to JsonPrimitive(kind), "count" to JsonPrimitive(count)),
+        )
+        send("POST", "/__sandbox/faults", fault.toString(), expect = 201)
+    }
+
+    fun clearFaults() {
+        send("DELETE", "/__sandbox/faults")
+    }
+
+    /** TCP connections open at the sandbox now, this control request's own included. */
+    fun openConnections(): Int =
+        Json.parseToJsonElement(send("GET", "/__sandbox/connections")).jsonObject["data"]!!.jsonObject["open"]!!.jsonPrimitive.int
 
     /** Forgets every transaction and request: each test starts from the seeded data only. */
     fun reset() {

@@ -1,5 +1,6 @@
 package dev.sika
 
+import java.io.File
 import java.math.BigDecimal
 import kotlinx.coroutines.delay
 import kotlinx.serialization.json.JsonPrimitive
@@ -30,6 +31,27 @@ suspend fun Client.verifyUntil(reference: String, limitMs: Long = 5_000, done: (
     while (true) {
         val transaction = verifyTransaction(reference)
         if (done(transaction) || System.currentTimeMillis() > deadline) return transaction
+        delay(50)
+    }
+}
+
+/** The shared test data, tests/fixtures (`$SIKA_FIXTURES_DIR`, set by scripts/test-kotlin). */
+val FIXTURES: File = File(
+    System.getenv("SIKA_FIXTURES_DIR") ?: System.getProperty("sika.fixtures.dir") ?: "../../tests/fixtures",
+)
+
+/** A call's outcome as the shared fixtures name it: the error's kind (`Timeout`, ...) or `Ok`. */
+fun outcomeKind(result: Result<*>): String = result.fold(
+    onSuccess = { "Ok" },
+    onFailure = { error -> if (error is SikaException) error::class.simpleName!! else throw error },
+)
+
+/** Polls [read] every 50 ms until [done] holds or [limitMs] passes; returns the last value read. */
+suspend fun <T> pollUntil(limitMs: Long, read: () -> T, done: (T) -> Boolean): T {
+    val deadline = System.nanoTime() + limitMs * 1_000_000
+    while (true) {
+        val value = read()
+        if (done(value) || System.nanoTime() > deadline) return value
         delay(50)
     }
 }

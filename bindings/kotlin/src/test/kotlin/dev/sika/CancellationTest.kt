@@ -1,0 +1,126 @@
+package dev.sika
+
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.async
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import kotlinx.serialization.json.JsonObject
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertInstanceOf
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+
+/**
+ * B32: calls cancelled while in flight (the service never answers: a `hang` fault) end promptly
+ * and leak nothing: the sandbox's open connections return to what they were before the calls,
+ * and the client still works (then, closed, it keeps none open). Each test has its own sandbox,
+ * so no other client's connections are counted.
+ */
+class CancellationTest {
+    private val hang = JsonObject(emptyMap())
+
+    /** Polls the open connection count until it is [expected]; fails if it is not within 5 s. */
+    private suspend fun Sandbox.awaitOpenConnections(expected: Int, what: String) {
+        val open = pollUntil(5_000, ::openConnections) { it == expected }
+        assertEquals(expected, open, "open connections $what")
+    }
+
+    /** Polls until at least [count] more connections than [baseline] are open: the calls are on the wire. */
+    private suspend fun Sandbox.awaitInFlight(baseline: Int, count: Int) {
+        val open = pollUntil(5_000, ::openConnections) { it >= baseline + count }
+        assertTrue(open >= baseline + count, "$count calls should be waiting on the service: $open open, baseline $baseline")
+    }
+
+    @Test
+    fun testB32CancelledCoroutinesEndPromptlyAndCloseTheirConnections() = runBlocking<Unit> {
+        Sandbox().use { sandbox ->
+            val baseline = sandbox.openConnections()
+            sandbox.client().use { client ->
+                sandbox.fault("/transaction/verify", "hang", 8, hang)
+                // launch + job.cancel() and async + deferred.cancel(), on two dispatchers.
+                val jobs: List<Job> = (0 until 8).map { index ->
+                    if (index % 2 == 0) {
+                        launch(Dispatchers.IO) { client.verifyTransaction("HANG-$index") }
+                    } else {
+                        async(Dispatchers.Default) { client.verifyTransaction("HANG-$index") }
+                    }
+                }
+                sandbox.awaitInFlight(baseline, 8)
+                val cancelledAt = System.nanoTime()
+                withTimeout(2_000) { jobs.forEach { it.cancelAndJoin() } }
+                val elapsedMs = (System.nanoTime() - cancelledAt) / 1_000_000
+                assertTrue(jobs.all { it.isCancelled }, "every call ended cancelled")
+                assertTrue(elapsedMs < 1_000, "cancelling took $elapsedMs ms")
+                sandbox.awaitOpenConnections(baseline, "after cancelling 8 calls")
+
+                // withTimeout, the usual way to bound a call from the caller's side.
+                sandbox.fault("/transaction/verify", "hang", 1, hang)
+                assertThrows<TimeoutCancellationException> { withTimeout(300) { client.verifyTransaction("HANG-T") } }
+                sandbox.awaitOpenConnections(baseline, "after a withTimeout")
+
+                // The client still works.
+                sandbox.clearFaults()
+                sandbox.seedTransaction(transactionObject("AFTER-1", "successful", "12.30"))
+                assertEquals("12.30", client.verifyTransaction("AFTER-1").amount.toPlainString())
+                assertEquals(3, client.listMobileMoneyProviders(null).size)
+            }
+            // Its kept-alive connections go with it.
+            sandbox.awaitOpenConnections(baseline, "after the client was closed")
+        }
+    }
+
+    @Test
+    fun testB32ACancelledSuspendWaitClosesItsConnection() = runBlocking<Unit> {
+        Sandbox().use { sandbox ->
+            sandbox.seedTransaction(transactionObject("WAIT-HANG", "pending", "5"))
+            val baseline = sandbox.openConnections()
+            sandbox.client().use { client ->
+                sandbox.fault("/transaction/verify", "hang", 1, hang)
+                val waiting = launch(Dispatchers.Default) { client.awaitFinalStatus("WAIT-HANG", quick()) }
+                sandbox.awaitInFlight(baseline, 1)
+                withTimeout(1_000) { waiting.cancelAndJoin() }
+                assertTrue(waiting.isCancelled)
+                sandbox.awaitOpenConnections(baseline, "after cancelling a wait")
+                assertEquals(TransactionStatus.Pending, client.verifyTransaction("WAIT-HANG").status)
+            }
+            sandbox.awaitOpenConnections(baseline, "after the client was closed")
+        }
+    }
+
+    @Test
+    fun testB32ABlockingWaitCancelledFromAnotherThreadClosesItsConnection() = runBlocking<Unit> {
+        Sandbox().use { sandbox ->
+            sandbox.seedTransaction(transactionObject("WAIT-HANG", "pending", "5"))
+            val baseline = sandbox.openConnections()
+            sandbox.blockingClient().use { client ->
+                sandbox.fault("/transaction/verify", "hang", 1, hang)
+                Cancellation().use { cancellation ->
+                    var outcome: Result<Transaction>? = null
+                    val waiter = Thread { outcome = runCatching { client.awaitFinalStatus("WAIT-HANG", quick(cancellation)) } }
+                    waiter.start()
+                    sandbox.awaitInFlight(baseline, 1)
+                    val cancelledAt = System.nanoTime()
+                    cancellation.cancel()
+                    waiter.join(2_000)
+                    val elapsedMs = (System.nanoTime() - cancelledAt) / 1_000_000
+                    assertFalse(waiter.isAlive, "the blocking wait did not end within 2 s of its cancellation")
+                    assertTrue(elapsedMs < 1_000, "cancelling took $elapsedMs ms")
+                    assertInstanceOf(SikaException.Cancelled::class.java, outcome?.exceptionOrNull(), "$outcome")
+                }
+                sandbox.awaitOpenConnections(baseline, "after cancelling a blocking wait")
+                assertEquals(TransactionStatus.Pending, client.verifyTransaction("WAIT-HANG").status)
+            }
+            sandbox.awaitOpenConnections(baseline, "after the client was closed")
+        }
+    }
+
+    /** A long wait (60 s) whose first check comes at once, so that it is what hangs. */
+    private fun quick(cancellation: Cancellation? = null) =
+        AwaitOptions(initialDelayMs = 10u, intervalMs = 50u, maxIntervalMs = 200u, timeoutMs = 60_000u, cancellation = cancellation)
+}

@@ -1,0 +1,116 @@
+package dev.sika
+
+import java.io.File
+import java.math.BigDecimal
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.DynamicTest
+import org.junit.jupiter.api.DynamicTest.dynamicTest
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestFactory
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.assertThrows
+
+/**
+ * B29: a broken or hostile service. Every fault of tests/fixtures/faults.json, injected on
+ * verify, ends in the listed typed error within the budget, through the suspend and the blocking
+ * client; a duplicated `status` never reads as paid. The same list as core/tests/hostile.rs.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HostileTest {
+    private val sandbox = Sandbox()
+    private val faults = Json.parseToJsonElement(File(FIXTURES, "faults.json").readText()).jsonObject
+    private val cases = faults["cases"]!!.jsonArray.map { it.jsonObject }
+    private val budgetMs = faults.long("budget_ms")
+    private val limitMs = budgetMs + faults.long("slack_ms")
+
+    @AfterAll
+    fun stopSandbox() = sandbox.close()
+
+    /** The client the fault list is written for: the budget as its timeout, its retries. */
+    private fun config() = ClientConfig(KEY, sandbox.url, timeoutMs = budgetMs, maxRetries = faults.long("max_retries").toInt())
+
+    /** A fresh sandbox state with the transaction the faults hide, and [case]'s fault waiting. */
+    private fun prepare(case: JsonObject) {
+        sandbox.reset()
+        sandbox.seedTransaction(transactionObject("HOSTILE-1", "successful", "10"))
+        sandbox.fault("/transaction/verify", case.text("kind"), faults.long("count").toInt(), case["options"]!!.jsonObject)
+    }
+
+    /** Runs [call], then checks its outcome kind, its duration and that its text holds no key. */
+    private fun check(case: JsonObject, call: () -> Result<Transaction>) {
+        val id = case.text("id")
+        val started = System.nanoTime()
+        val result = call()
+        val elapsedMs = (System.nanoTime() - started) / 1_000_000
+        assertEquals(case.text("error"), outcomeKind(result), "$id: $result")
+        assertTrue(elapsedMs < limitMs, "$id: took $elapsedMs ms, more than $limitMs")
+        val error = result.exceptionOrNull()!!
+        assertFalse("$error ${error.message}".contains(KEY), "$id: the key leaked")
+    }
+
+    @Test
+    fun testB29TheFaultListIsComplete() {
+        assertTrue(cases.size >= 18, "the fault list lost cases: ${cases.size}")
+        assertEquals(cases.size, cases.map { it.text("id") }.toSet().size, "fault ids are unique")
+    }
+
+    @TestFactory
+    fun testB29EveryFaultIsATypedErrorWithinTheDeadline(): List<DynamicTest> = cases.map { case ->
+        dynamicTest("suspend: ${case.text("id")} (${case.text("about")})") {
+            prepare(case)
+            Client(config()).use { client -> check(case) { runBlocking { runCatching { client.verifyTransaction("HOSTILE-1") } } } }
+        }
+    }
+
+    @TestFactory
+    fun testB29TheBlockingClientEndsTheSameWay(): List<DynamicTest> = cases.map { case ->
+        dynamicTest("blocking: ${case.text("id")} (${case.text("about")})") {
+            prepare(case)
+            BlockingClient(config()).use { client -> check(case) { runCatching { client.verifyTransaction("HOSTILE-1") } } }
+        }
+    }
+
+    @Test
+    fun testB29ADuplicatedStatusNeverReadsAsPaid() = runBlocking<Unit> {
+        sandbox.reset()
+        sandbox.seedTransaction(transactionObject("DUP-1", "failed", "10"))
+        val duplicate = JsonObject(mapOf("first" to JsonPrimitive("failed"), "second" to JsonPrimitive("successful")))
+        val paid = ExpectedPayment(BigDecimal("10"), "GHS")
+        Client(config()).use { client ->
+            sandbox.fault("/transaction/verify", "duplicate_keys", 1, duplicate)
+            assertThrows<SikaException.UnexpectedResponse> { client.verifyTransaction("DUP-1") }
+            // The payment check reads the same answer: an error, never Confirmed.
+            sandbox.fault("/transaction/verify", "duplicate_keys", 1, duplicate)
+            assertThrows<SikaException.UnexpectedResponse> { client.confirmPayment("DUP-1", paid) }
+            // Without the fault the transaction is what it is: failed.
+            assertEquals(TransactionStatus.Failed, client.verifyTransaction("DUP-1").status)
+        }
+        BlockingClient(config()).use { client ->
+            sandbox.fault("/transaction/verify", "duplicate_keys", 1, duplicate)
+            assertThrows<SikaException.UnexpectedResponse> { client.confirmPayment("DUP-1", paid) }
+        }
+        assertEquals(4, sandbox.requests().size, "each faulted answer came from one request, none retried")
+    }
+
+    @Test
+    fun testB29AFaultOnOneEndpointLeavesTheOthersAlone() = runBlocking<Unit> {
+        sandbox.reset()
+        sandbox.fault("/transaction/verify", "hang", 1, JsonObject(emptyMap()))
+        Client(config()).use { client -> assertEquals(3, client.listMobileMoneyProviders(null).size) }
+    }
+
+    private fun JsonObject.text(name: String) = this[name]!!.jsonPrimitive.content
+
+    private fun JsonObject.long(name: String) = this[name]!!.jsonPrimitive.long
+}
