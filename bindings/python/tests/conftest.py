@@ -2,7 +2,7 @@
 
 import pytest
 
-from support import Sandbox
+from support import AwaitableBlockingClient, Sandbox
 
 
 @pytest.fixture
@@ -10,22 +10,6 @@ def sandbox():
     running = Sandbox("--confirm-after-ms", "150")
     yield running
     running.stop()
-
-
-class AwaitableBlockingClient:
-    """A BlockingClient in the async client's shape: each method is the blocking client's
-    plain call made from a coroutine, so one test body covers both clients (B19)."""
-
-    def __init__(self, client):
-        self._client = client
-
-    def __getattr__(self, name):
-        method = getattr(self._client, name)
-
-        async def call(*args, **kwargs):
-            return method(*args, **kwargs)
-
-        return call
 
 
 @pytest.fixture(params=["async", "blocking"])

@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -48,7 +49,8 @@ class Sandbox:
         self._process.stdout.close()
 
     def config(self, key: str = KEY, **settings) -> ClientConfig:
-        return ClientConfig(secret_key=SecretKey(key), base_url=self.url, timeout_ms=10_000, **settings)
+        settings = {"timeout_ms": 10_000, **settings}
+        return ClientConfig(secret_key=SecretKey(key), base_url=self.url, **settings)
 
     def client(self, **settings) -> Client:
         return Client(self.config(**settings))
@@ -91,9 +93,30 @@ class Sandbox:
         """The webhook deliveries attempted: `{reference, delivered, event, url, http_status, error}`."""
         return self._control("GET", "/webhooks")["data"]
 
+    def connections(self) -> dict:
+        """`{"open": N, "accepted": M}`: TCP connections open now (this request's own included)
+        and accepted since the sandbox started."""
+        return self._control("GET", "/connections")["data"]
+
     def fault(self, path: str, kind: str, count: int = 1, **options) -> None:
         """Makes the next `count` API requests under `path` fail as `kind` describes."""
         self._control("POST", "/faults", json.dumps({"path": path, "kind": kind, "count": count, **options}))
+
+
+class AwaitableBlockingClient:
+    """A BlockingClient in the async client's shape: each method is the blocking client's
+    plain call made from a coroutine, so one test body covers both clients (B19)."""
+
+    def __init__(self, client):
+        self._client = client
+
+    def __getattr__(self, name):
+        method = getattr(self._client, name)
+
+        async def call(*args, **kwargs):
+            return method(*args, **kwargs)
+
+        return call
 
 
 def transaction_object(reference: str, status: str, amount: str, gateway_field: str = "gw_ref") -> str:
@@ -145,3 +168,19 @@ def closed_port_url() -> str:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+def poll(read, until, deadline_s: float = 5.0):
+    """Calls `read()` until `until(value)` holds or the deadline passes; returns the last value
+    (the caller asserts on it: the deadline is a bound, never the check itself)."""
+    end = time.monotonic() + deadline_s
+    while True:
+        value = read()
+        if until(value) or time.monotonic() >= end:
+            return value
+        time.sleep(0.02)
+
+
+def poll_open_connections(sandbox: Sandbox, until, deadline_s: float = 5.0) -> int:
+    """Polls the sandbox's open TCP connection count (this poll's own request included)."""
+    return poll(lambda: sandbox.connections()["open"], until, deadline_s)

@@ -1,0 +1,86 @@
+"""B29: a broken or hostile service. Every fault of tests/fixtures/faults.json, injected on
+/transaction/verify, ends in its typed error within the deadline, through the async `Client` and
+the `BlockingClient` alike; a duplicated `status` never reads as paid."""
+
+import json
+import time
+from decimal import Decimal
+
+import pytest
+
+import sika
+from support import FIXTURES_DIR, KEY, transaction_object
+
+FAULTS = json.loads((FIXTURES_DIR / "faults.json").read_text())
+CASES = FAULTS["cases"]
+BUDGET_S = FAULTS["budget_ms"] / 1000
+LIMIT_S = (FAULTS["budget_ms"] + FAULTS["slack_ms"]) / 1000
+
+
+def hostile_client(make_client):
+    """A client of the test's kind (async or blocking) with the fault list's budget and retries."""
+    return make_client(timeout_ms=FAULTS["budget_ms"], max_retries=FAULTS["max_retries"])
+
+
+def test_b29_the_fault_list_is_complete():
+    # A shrunken list would let the parametrized test below pass on fewer faults.
+    assert len(CASES) >= 18
+    assert len({case["id"] for case in CASES}) == len(CASES)
+    assert {case["kind"] for case in CASES} >= {
+        "status", "reset", "hang", "delay", "truncate", "drip", "body", "huge", "deep_json", "duplicate_keys", "non_utf8",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case["id"])
+async def test_b29_every_fault_is_a_typed_error_within_the_deadline(sandbox, make_client, case):
+    sandbox.seed_transaction(transaction_object("HOSTILE-1", "successful", "10"))
+    sandbox.fault("/transaction/verify", case["kind"], count=FAULTS["count"], **case["options"])
+    client = hostile_client(make_client)
+
+    started = time.monotonic()
+    with pytest.raises(sika.SikaError) as raised:
+        await client.verify_transaction("HOSTILE-1")
+    elapsed = time.monotonic() - started
+
+    error = raised.value
+    assert type(error).__name__ == case["error"], f"{case['id']}: {error!r} ({error})"
+    assert elapsed < LIMIT_S, f"{case['id']}: took {elapsed:.2f} s, the limit is {LIMIT_S} s"
+    if case["error"] == "Timeout":
+        # Ended by the deadline, not by an early give-up that would hide a hang.
+        assert elapsed >= BUDGET_S * 0.8, f"{case['id']}: gave up after {elapsed:.2f} s"
+    assert str(error), "every error carries the core's message"
+    assert KEY not in str(error) and KEY not in repr(error)
+    # One attempt plus at most max_retries, never more, whatever the fault.
+    sent = [request for request in sandbox.requests() if request["path"] == "/transaction/verify/HOSTILE-1"]
+    assert 1 <= len(sent) <= 1 + FAULTS["max_retries"], f"{case['id']}: {len(sent)} attempts"
+
+
+async def test_b29_a_duplicated_status_never_reads_as_paid(sandbox, make_client):
+    sandbox.seed_transaction(transaction_object("DUP-1", "failed", "10"))
+    client = hostile_client(make_client)
+
+    sandbox.fault("/transaction/verify", "duplicate_keys", first="failed", second="successful")
+    with pytest.raises(sika.SikaError.UnexpectedResponse):
+        await client.verify_transaction("DUP-1")
+
+    # The payment-safety layer reads the same answer: an error, never Confirmed or Fulfil.
+    sandbox.fault("/transaction/verify", "duplicate_keys", first="failed", second="successful")
+    with pytest.raises(sika.SikaError.UnexpectedResponse):
+        await client.confirm_payment("DUP-1", sika.ExpectedPayment(amount=Decimal("10"), currency="GHS"))
+    sandbox.fault("/transaction/verify", "duplicate_keys", first="failed", second="successful")
+    decision = await client.handle_webhook(
+        b'{"event":"charge.success","data":{"reference":"DUP-1"}}',
+        sika.ExpectedPayment(amount=Decimal("10"), currency="GHS"),
+    )
+    # Not verified, so not fulfilled: the sender is asked to deliver it again later.
+    assert isinstance(decision, sika.WebhookDecision.RETRY_LATER), decision
+    assert (decision.acknowledge(), decision.http_status()) == (False, 503)
+
+    # Without the fault the transaction is what it is: failed.
+    assert (await client.verify_transaction("DUP-1")).status == sika.TransactionStatus.FAILED()
+
+
+async def test_b29_a_fault_on_one_endpoint_leaves_the_others_alone(sandbox, make_client):
+    sandbox.fault("/transaction/verify", "hang")
+    providers = await hostile_client(make_client).list_mobile_money_providers()
+    assert [provider.code for provider in providers] == ["MTN", "VODAFONE", "AIRTELTIGO"]
