@@ -108,6 +108,61 @@ impl Sandbox {
     pub fn clear_requests(&self) {
         ureq::delete(format!("{}/__sandbox/requests", self.url)).call().expect("clear log");
     }
+
+    /// The sandbox's TCP connection counts (`GET /__sandbox/connections`).
+    pub fn connections(&self) -> Connections {
+        connections(&self.url)
+    }
+
+    /// Polls the open-connection count (never a fixed sleep) until it is at most `limit`, for at
+    /// most `within`; returns the last count read. Blocking: for threads and multi-thread runtimes.
+    pub fn wait_for_open_at_most(&self, limit: u64, within: Duration) -> Connections {
+        poll_until(within, || self.connections(), |now| now.open <= limit)
+    }
+
+    /// The same, sleeping on Tokio's clock between reads, so the runtime that must close the
+    /// connections keeps running (also on a current-thread runtime).
+    pub async fn wait_for_open_at_most_async(&self, limit: u64, within: Duration) -> Connections {
+        let started = Instant::now();
+        loop {
+            let now = self.connections();
+            if now.open <= limit || started.elapsed() >= within {
+                return now;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// `GET /__sandbox/connections`: TCP connections open now (the control request's own
+/// included, so an idle sandbox reads 1) and accepted since the sandbox started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Connections {
+    pub open: u64,
+    pub accepted: u64,
+}
+
+/// Reads the connection counts of the sandbox at `url`.
+pub fn connections(url: &str) -> Connections {
+    let mut response = ureq::get(format!("{url}/__sandbox/connections")).call().expect("connection counts");
+    let body: Value = response.body_mut().read_json().expect("json");
+    let counts = &body["data"];
+    Connections {
+        open: counts["open"].as_u64().expect("open is a count"),
+        accepted: counts["accepted"].as_u64().expect("accepted is a count"),
+    }
+}
+
+/// Calls `read` until `done` holds for its value or `within` passes (20 ms apart); the last value.
+pub fn poll_until<T>(within: Duration, mut read: impl FnMut() -> T, done: impl Fn(&T) -> bool) -> T {
+    let started = Instant::now();
+    loop {
+        let value = read();
+        if done(&value) || started.elapsed() >= within {
+            return value;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A complete transaction object as the service sends it (JSON text, amount written as given).
