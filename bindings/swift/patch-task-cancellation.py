@@ -23,6 +23,7 @@ never silently half-patched).
 
 import re
 import sys
+import textwrap
 
 
 def replace_once(text: str, old: str, new: str, what: str) -> str:
@@ -40,9 +41,7 @@ def patch(text: str) -> str:
         "    freeFunc: (UInt64) -> (),\n    liftFunc: (F) throws -> T,",
         "uniffiRustCallAsync signature",
     )
-    text = replace_once(
-        text,
-        """    var pollResult: Int8;
+    poll_loop = """    var pollResult: Int8;
     repeat {
         pollResult = await withUnsafeContinuation {
             pollFunc(
@@ -54,26 +53,15 @@ def patch(text: str) -> str:
             )
         }
     } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY
-""",
-        """    // Sika: a cancelled Task cancels the Rust future; Rust then wakes the pending poll as
-    // ready and `completeFunc` reports the call as cancelled (CancellationError below).
-    await withTaskCancellationHandler {
-        var pollResult: Int8;
-        repeat {
-            pollResult = await withUnsafeContinuation {
-                pollFunc(
-                    rustFuture,
-                    { handle, pollResult in
-                        uniffiFutureContinuationCallback(handle: handle, pollResult: pollResult)
-                    },
-                    uniffiContinuationHandleMap.insert(obj: $0)
-                )
-            }
-        } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY
-    } onCancel: {
-        cancelFunc(rustFuture)
-    }
-""",
+"""
+    text = replace_once(
+        text,
+        poll_loop,
+        "    // Sika: a cancelled Task cancels the Rust future; Rust then wakes the pending poll as\n"
+        "    // ready and `completeFunc` reports the call as cancelled (CancellationError below).\n"
+        "    await withTaskCancellationHandler {\n"
+        + textwrap.indent(poll_loop, "    ")
+        + "    } onCancel: {\n        cancelFunc(rustFuture)\n    }\n",
         "poll loop of uniffiRustCallAsync",
     )
     text = replace_once(
