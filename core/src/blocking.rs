@@ -43,42 +43,50 @@ impl BlockingClient {
 
     /// See [`Client::list_mobile_money_providers`].
     pub fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
-        self.run(self.client.list_mobile_money_providers(country))
+        let country = country.map(str::to_owned);
+        self.run(|client| async move { client.list_mobile_money_providers(country.as_deref()).await })
     }
 
     /// See [`Client::list_banks`].
     pub fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        self.run(self.client.list_banks(country))
+        let country = country.map(str::to_owned);
+        self.run(|client| async move { client.list_banks(country.as_deref()).await })
     }
 
     /// See [`Client::verify_transaction`].
     pub fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
-        self.run(self.client.verify_transaction(reference))
+        let reference = reference.to_owned();
+        self.run(|client| async move { client.verify_transaction(&reference).await })
     }
 
     /// See [`Client::initiate_charge`].
     pub fn initiate_charge(&self, request: &ChargeRequest) -> Result<ChargeResponse> {
-        self.run(self.client.initiate_charge(request))
+        let request = request.clone();
+        self.run(|client| async move { client.initiate_charge(&request).await })
     }
 
     /// See [`Client::confirm_payment`].
     pub fn confirm_payment(&self, reference: &str, expected: &ExpectedPayment) -> Result<PaymentCheck> {
-        self.run(self.client.confirm_payment(reference, expected))
+        let (reference, expected) = (reference.to_owned(), expected.clone());
+        self.run(|client| async move { client.confirm_payment(&reference, &expected).await })
     }
 
     /// See [`Client::handle_webhook`].
     pub fn handle_webhook(&self, body: &[u8], expected: &ExpectedPayment) -> Result<WebhookDecision> {
-        self.run(self.client.handle_webhook(body, expected))
+        let (body, expected) = (body.to_vec(), expected.clone());
+        self.run(|client| async move { client.handle_webhook(&body, &expected).await })
     }
 
     /// See [`Client::await_final_status`]. Cancel it from another thread with `options.cancellation`.
     pub fn await_final_status(&self, reference: &str, options: &AwaitOptions) -> Result<Transaction> {
-        self.run(self.client.await_final_status(reference, options))
+        let (reference, options) = (reference.to_owned(), options.clone());
+        self.run(|client| async move { client.await_final_status(&reference, &options).await })
     }
 
     /// See [`Client::refresh_banks`].
     pub fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        self.run(self.client.refresh_banks(country))
+        let country = country.map(str::to_owned);
+        self.run(|client| async move { client.refresh_banks(country.as_deref()).await })
     }
 
     /// The async client sharing this client's connection pool and cache.
@@ -86,16 +94,35 @@ impl BlockingClient {
         &self.client
     }
 
-    fn run<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
+    /// Runs one call on the runtime and waits for it.
+    ///
+    /// The call is spawned onto a worker thread and the caller blocks on its `JoinHandle`,
+    /// rather than `block_on(call)` polling it on the caller's thread: hyper runs each
+    /// connection as a task on a worker, so with `block_on` every step of the exchange (request
+    /// handed over, response head, each body chunk) is a wake-up across threads. Spawned, the
+    /// call and its connection run on one worker and the caller is woken once, at the end
+    /// (about twice the sequential throughput on loopback; see docs/adr/0008-performance.md).
+    /// The arguments are owned copies (a reference, a small request) so the task is `'static`.
+    fn run<T, F, Fut>(&self, call: F) -> Result<T>
+    where
+        F: FnOnce(Client) -> Fut,
+        Fut: Future<Output = Result<T>> + Send + 'static,
+        T: Send + 'static,
+    {
         // Blocking inside an async runtime would stall (or, in Tokio, panic): say so instead.
         if Handle::try_current().is_ok() {
             return Err(SikaError::configuration(
                 "BlockingClient was called from inside an async runtime; use the async Client there",
             ));
         }
-        match &self.runtime {
-            Some(runtime) => runtime.block_on(call),
-            None => Err(SikaError::configuration("the client has been shut down")),
+        let Some(runtime) = &self.runtime else {
+            return Err(SikaError::configuration("the client has been shut down"));
+        };
+        match runtime.block_on(runtime.spawn(call(self.client.clone()))) {
+            Ok(result) => result,
+            // A panic in the call reaches the caller as before (the FFI turns it into an error).
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(_cancelled) => Err(SikaError::configuration("the client has been shut down")),
         }
     }
 }

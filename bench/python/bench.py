@@ -1,0 +1,317 @@
+"""Python benchmarks of the Sika SDK against the clients merchants write by hand.
+
+Run by scripts/bench (which starts the release sandbox, seeds the transaction and builds the
+wheel and the Rust contenders); prints one line per sample on stdout:
+    RESULT<TAB>group<TAB>contender<TAB>unit<TAB>value
+Every comparison is interleaved: round r runs contender A, then B, then C, ... then round r+1.
+The key comes from SIKA_BENCH_KEY and is never printed.
+
+    bench.py all URL REFERENCE --rounds R --calls N [--rust-bin PATH]
+    bench.py rss URL REFERENCE --calls 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from urllib.parse import quote
+
+import aiohttp
+import httpx
+import requests
+
+import sika
+
+KEY = os.environ["SIKA_BENCH_KEY"]
+
+
+def emit(group: str, contender: str, unit: str, value: float) -> None:
+    print(f"RESULT\t{group}\t{contender}\t{unit}\t{value:.6g}", flush=True)
+
+
+def progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def config(url: str, **settings) -> sika.ClientConfig:
+    return sika.ClientConfig(secret_key=sika.SecretKey(KEY), base_url=url, **settings)
+
+
+# --- the hand-written clients: what a merchant writes today -------------------------------
+
+
+class VerifyError(Exception):
+    pass
+
+
+def _checked(status_code: int, body: dict, reference: str) -> tuple[str, Decimal]:
+    """The same work as the SDK's verify, by hand: envelope, status, amount as Decimal."""
+    if status_code != 200 or body.get("status") is not True:
+        raise VerifyError(f"HTTP {status_code}: {body.get('message')}")
+    data = body["data"]
+    if data["tx_ref"] != reference:
+        raise VerifyError("reference mismatch")
+    return data["status"], data["amount"]
+
+
+class RequestsClient:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.session = requests.Session()
+        self.session.headers.update({"Authorization": f"Bearer {KEY}", "Accept": "application/json"})
+
+    def verify(self, reference: str) -> tuple[str, Decimal]:
+        response = self.session.get(f"{self.base_url}/transaction/verify/{quote(reference, safe='')}", timeout=30)
+        return _checked(response.status_code, response.json(parse_float=Decimal), reference)
+
+
+class HttpxClient:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.client = httpx.Client(headers={"Authorization": f"Bearer {KEY}", "Accept": "application/json"}, timeout=30)
+
+    def verify(self, reference: str) -> tuple[str, Decimal]:
+        response = self.client.get(f"{self.base_url}/transaction/verify/{quote(reference, safe='')}")
+        return _checked(response.status_code, json.loads(response.content, parse_float=Decimal), reference)
+
+
+class AiohttpClient:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.session = aiohttp.ClientSession(
+            headers={"Authorization": f"Bearer {KEY}", "Accept": "application/json"},
+            connector=aiohttp.TCPConnector(limit=100),
+        )
+
+    async def verify(self, reference: str) -> tuple[str, Decimal]:
+        async with self.session.get(f"{self.base_url}/transaction/verify/{quote(reference, safe='')}") as response:
+            body = await response.read()
+            return _checked(response.status, json.loads(body, parse_float=Decimal), reference)
+
+
+class HttpxAsyncClient:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.client = httpx.AsyncClient(
+            headers={"Authorization": f"Bearer {KEY}", "Accept": "application/json"},
+            timeout=30,
+            limits=httpx.Limits(max_connections=100, max_keepalive_connections=100),
+        )
+
+    async def verify(self, reference: str) -> tuple[str, Decimal]:
+        response = await self.client.get(f"{self.base_url}/transaction/verify/{quote(reference, safe='')}")
+        return _checked(response.status_code, json.loads(response.content, parse_float=Decimal), reference)
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def rate(call, calls: int) -> float:
+    started = time.perf_counter()
+    for _ in range(calls):
+        call()
+    return calls / (time.perf_counter() - started)
+
+
+def per_call_us(call, calls: int) -> float:
+    started = time.perf_counter()
+    for _ in range(calls):
+        call()
+    return (time.perf_counter() - started) / calls * 1e6
+
+
+async def async_rate(call, calls: int, in_flight: int) -> float:
+    per_worker = calls // in_flight
+
+    async def worker() -> None:
+        for _ in range(per_worker):
+            await call()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(in_flight)))
+    return per_worker * in_flight / (time.perf_counter() - started)
+
+
+def rust_rate(binary: str, mode: str, url: str, reference: str, calls: int) -> float:
+    out = subprocess.run([binary, mode, url, reference, str(calls), "1"], check=True, capture_output=True, text=True)
+    return float(out.stdout.split()[-1])
+
+
+def sika_check(transaction: sika.Transaction, reference: str) -> None:
+    # The SDK's answer is the full record: make sure it is the one we expect (no silent error).
+    assert transaction.tx_ref == reference and transaction.status.is_successful()
+
+
+def control(url: str, method: str, path: str, body: object | None = None) -> None:
+    data = None if body is None else json.dumps(body).encode()
+    response = requests.request(method, f"{url}{path}", data=data, headers={"content-type": "application/json"})
+    response.raise_for_status()
+
+
+def bank_list_body(count: int) -> bytes:
+    banks = [
+        {
+            "id": 100_000 + i,
+            "name": f"Bank number {i} of Nigeria",
+            "code": f"{i:06d}",
+            "active": i % 7 != 0,
+            "country": "Nigeria",
+            "currency": "NGN",
+            "type": "nuban",
+            "createdAt": "2024-01-15T10:30:00.000Z",
+            "updatedAt": "2024-01-15T10:30:00.000Z",
+        }
+        for i in range(count)
+    ]
+    return json.dumps({"status": True, "message": "Banks retrieved successfully", "data": banks}).encode()
+
+
+# --- the benchmarks -------------------------------------------------------------------------
+
+
+def bench_all(args: argparse.Namespace) -> None:
+    url, reference, rounds, calls = args.url, args.reference, args.rounds, args.calls
+
+    # Sequential verify: the SDK's BlockingClient against requests and httpx, and the Rust
+    # limit (each Rust round is one process: its loop times itself after 20 warm-up calls).
+    blocking = sika.BlockingClient(config(url))
+    by_requests = RequestsClient(url)
+    by_httpx = HttpxClient(url)
+    contenders = {
+        "sika.BlockingClient": lambda: sika_check(blocking.verify_transaction(reference), reference),
+        "requests.Session": lambda: by_requests.verify(reference),
+        "httpx.Client": lambda: by_httpx.verify(reference),
+    }
+    for call in contenders.values():
+        for _ in range(50):
+            call()
+    progress(f"python: sequential verify, {rounds} rounds of {calls} calls")
+    for _ in range(rounds):
+        for name, call in contenders.items():
+            emit("py_verify_sequential", name, "calls/s", rate(call, calls))
+        if args.rust_bin:
+            emit("py_verify_sequential", "rust reqwest+serde (raw)", "calls/s", rust_rate(args.rust_bin, "raw", url, reference, calls))
+            emit("py_verify_sequential", "rust reqwest+serde (raw, multi-thread runtime)", "calls/s", rust_rate(args.rust_bin, "raw-mt", url, reference, calls))
+            emit("py_verify_sequential", "rust sika_core::BlockingClient", "calls/s", rust_rate(args.rust_bin, "sdk", url, reference, calls))
+
+    # 100 calls in flight under asyncio.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+
+    async def make_async():
+        return sika.Client(config(url)), AiohttpClient(url), HttpxAsyncClient(url)
+
+    sika_async, by_aiohttp, by_httpx_async = loop.run_until_complete(make_async())
+
+    async def sika_verify():
+        sika_check(await sika_async.verify_transaction(reference), reference)
+
+    async_contenders = {
+        "sika.Client": sika_verify,
+        "aiohttp": lambda: by_aiohttp.verify(reference),
+        "httpx.AsyncClient": lambda: by_httpx_async.verify(reference),
+    }
+    async_calls = calls * 4
+    for call in async_contenders.values():
+        loop.run_until_complete(async_rate(call, 400, 100))
+    progress(f"python: 100 in flight, {rounds} rounds of {async_calls} calls")
+    for _ in range(rounds):
+        for name, call in async_contenders.items():
+            emit("py_verify_100_in_flight", name, "calls/s", loop.run_until_complete(async_rate(call, async_calls, 100)))
+
+    async def close_async():
+        await by_aiohttp.session.close()
+        await by_httpx_async.client.aclose()
+
+    loop.run_until_complete(close_async())
+    loop.close()
+
+    # One FFI call without I/O (the status logic), against a pure-Python function of the same job.
+    progress("python: FFI calls without I/O")
+    status = sika.TransactionStatus.PENDING()
+    ffi_calls = 200_000
+
+    def python_is_final(value: str) -> bool:
+        return value not in ("pending",) and value in ("successful", "failed", "abandoned", "reversed")
+
+    for _ in range(rounds):
+        emit("py_ffi_call", "sika.is_final (FFI)", "us/call", per_call_us(lambda: sika.is_final(status), ffi_calls))
+        emit("py_ffi_call", "sika.merchant_action (FFI)", "us/call", per_call_us(lambda: sika.merchant_action(status), ffi_calls))
+        emit("py_ffi_call", "pure-Python is_final", "us/call", per_call_us(lambda: python_is_final("pending"), ffi_calls))
+
+    # Decoding a 5,000-bank list: typed records (Decimal-free, but 10,000 datetimes and an enum
+    # each) against untyped json.loads plus the same envelope check.
+    progress("python: decoding 5,000 banks")
+    body = bank_list_body(5000)
+
+    def untyped() -> None:
+        envelope = json.loads(body)
+        assert envelope["status"] is True and len(envelope["data"]) == 5000
+
+    def typed() -> None:
+        assert len(sika.decode_banks_response(200, body)) == 5000
+
+    for _ in range(rounds):
+        emit("py_decode_5000_banks", "sika.decode_banks_response (typed)", "ms", per_call_us(typed, 20) / 1000)
+        emit("py_decode_5000_banks", "json.loads (untyped)", "ms", per_call_us(untyped, 20) / 1000)
+
+    # Cached bank lists: the seeded NG list (5 banks), and a 5,000-bank list served once by the
+    # sandbox (a `body` fault) and then from the cache.
+    progress("python: cached bank lists")
+    cached = sika.BlockingClient(config(url))
+    cached.list_banks("NG")
+    control(url, "POST", "/__sandbox/faults", {"path": "/bank", "kind": "body", "count": 1, "body": body.decode()})
+    big = sika.BlockingClient(config(url))
+    assert len(big.list_banks("GH")) == 5000
+    for _ in range(rounds):
+        emit("py_cached_banks", "list_banks, 5 banks cached", "us/call", per_call_us(lambda: cached.list_banks("NG"), 20_000))
+        emit("py_cached_banks", "list_banks, 5,000 banks cached", "us/call", per_call_us(lambda: big.list_banks("GH"), 20))
+
+
+def bench_rss(args: argparse.Namespace) -> None:
+    """RSS of this process before and after `calls` verifications (after a warm-up)."""
+
+    def rss_kib() -> int:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+    client = sika.BlockingClient(config(args.url))
+    for _ in range(2000):
+        client.verify_transaction(args.reference)
+    gc.collect()
+    before = rss_kib()
+    progress(f"python: RSS over {args.calls} verifications (from {before} KiB)")
+    for _ in range(args.calls):
+        transaction = client.verify_transaction(args.reference)
+    sika_check(transaction, args.reference)
+    gc.collect()
+    after = rss_kib()
+    emit("py_rss", "RSS after warm-up", "KiB", before)
+    emit("py_rss", f"RSS after {args.calls} verifications", "KiB", after)
+    emit("py_rss", "growth", "KiB", after - before)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["all", "rss"])
+    parser.add_argument("url")
+    parser.add_argument("reference")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--rust-bin")
+    args = parser.parse_args()
+    {"all": bench_all, "rss": bench_rss}[args.mode](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""Writes docs/BENCHMARKS.md from the RESULT lines of a scripts/bench run.
+
+    report.py META_JSON RESULTS_TSV... > docs/BENCHMARKS.md
+
+A RESULT line is `RESULT<TAB>group<TAB>contender<TAB>unit<TAB>value`; each group is one
+interleaved comparison. The ratio of a row is always "how many times better the SDK is":
+for calls/s the SDK's median over the row's, for times the row's median over the SDK's.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+
+# group: (title, the SDK contender every row is compared with, bounded by the sandbox?)
+GROUPS = {
+    "py_verify_sequential": ("Python: sequential verify_transaction (one caller)", "sika.BlockingClient"),
+    "py_verify_100_in_flight": ("Python: asyncio, 100 calls in flight", "sika.Client"),
+    "kt_verify_sequential": ("Kotlin (JVM): sequential verifyTransaction", "sika BlockingClient"),
+    "kt_verify_100_in_flight": ("Kotlin (JVM): coroutines, 100 calls in flight", "sika Client (suspend)"),
+    "swift_verify_sequential": ("Swift: sequential verifyTransaction", "sika BlockingClient"),
+    "swift_verify_100_in_flight": ("Swift: async, 100 calls in flight", "sika Client (async)"),
+    "sandbox_ceiling": ("The sandbox's own ceiling (wrk, no client work)", None),
+    "py_ffi_call": ("Python: one FFI call without I/O", None),
+    "kt_ffi_call": ("Kotlin: one FFI call without I/O", None),
+    "swift_ffi_call": ("Swift: one FFI call without I/O", None),
+    "py_decode_5000_banks": ("Python: decoding a 5,000-bank list response (no I/O)", "sika.decode_banks_response (typed)"),
+    "py_cached_banks": ("Python: cached bank-list calls", None),
+    "py_rss": ("Python: RSS over 100,000 verifications", None),
+}
+
+# (label, group, SDK contender, other contender, kind, threshold)
+#   kind "ratio>=": SDK at least threshold times better; "within": other at most threshold
+#   times better than the SDK; "max": the contender's median at most threshold.
+TARGETS = [
+    ("Python BlockingClient >= 5x requests.Session", "py_verify_sequential", "sika.BlockingClient", "requests.Session", "ratio>=", 5),
+    ("Python BlockingClient >= 3x httpx.Client", "py_verify_sequential", "sika.BlockingClient", "httpx.Client", "ratio>=", 3),
+    ("Python Client (100 in flight) >= 3x aiohttp", "py_verify_100_in_flight", "sika.Client", "aiohttp", "ratio>=", 3),
+    ("Python Client (100 in flight) >= 5x httpx.AsyncClient", "py_verify_100_in_flight", "sika.Client", "httpx.AsyncClient", "ratio>=", 5),
+    ("Python sequential within 1.5x of raw Rust", "py_verify_sequential", "sika.BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
+    ("(for reference) Rust SDK within 1.5x of raw Rust", "py_verify_sequential", "rust sika_core::BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
+    ("(for reference) Python sequential within 1.5x of raw Rust on a multi-thread runtime", "py_verify_sequential", "sika.BlockingClient", "rust reqwest+serde (raw, multi-thread runtime)", "within", 1.5),
+    ("Kotlin >= 1.5x java.net.http + Jackson", "kt_verify_sequential", "sika BlockingClient", "java.net.http + Jackson", "ratio>=", 1.5),
+    ("Kotlin sequential within 1.5x of raw Rust", "kt_verify_sequential", "sika BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
+    ("Swift >= 2x URLSession + JSONDecoder", "swift_verify_sequential", "sika BlockingClient", "URLSession + JSONDecoder", "ratio>=", 2),
+    ("Swift sequential within 1.5x of raw Rust", "swift_verify_sequential", "sika BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
+    ("Python no-I/O FFI call <= 3 us", "py_ffi_call", None, "sika.is_final (FFI)", "max", 3),
+    ("Python typed 5,000-bank list <= 1.5x untyped json", "py_decode_5000_banks", "sika.decode_banks_response (typed)", "json.loads (untyped)", "within", 1.5),
+    ("Python RSS growth over 100,000 verifications < 2 MB", "py_rss", None, "growth", "max", 2048),
+]
+
+
+def load(paths: list[str]) -> dict[str, dict[str, tuple[str, list[float]]]]:
+    groups: dict[str, dict[str, tuple[str, list[float]]]] = {}
+    for path in paths:
+        with open(path) as results:
+            for line in results:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) != 5 or parts[0] != "RESULT":
+                    continue
+                _, group, contender, unit, value = parts
+                groups.setdefault(group, {}).setdefault(contender, (unit, []))[1].append(float(value))
+    return groups
+
+
+def fmt(value: float) -> str:
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.3g}"
+
+
+def higher_is_better(unit: str) -> bool:
+    return unit.endswith("/s")
+
+
+def ratio(groups, group: str, sdk: str, other: str) -> float | None:
+    try:
+        sdk_unit, sdk_values = groups[group][sdk]
+        _, other_values = groups[group][other]
+    except KeyError:
+        return None
+    a, b = statistics.median(sdk_values), statistics.median(other_values)
+    return a / b if higher_is_better(sdk_unit) else b / a
+
+
+def spread(values: list[float]) -> str:
+    if len(values) >= 4:
+        q = statistics.quantiles(values, n=4)
+        return f"IQR {fmt(q[0])}-{fmt(q[2])}"
+    return f"{fmt(min(values))}-{fmt(max(values))}"
+
+
+def main() -> None:
+    meta = json.load(open(sys.argv[1]))
+    groups = load(sys.argv[2:])
+    out = []
+    w = out.append
+    w("# Benchmarks")
+    w("")
+    w("Written by `scripts/bench` from its last run; do not edit by hand. Rerun with")
+    w("`scripts/bench` (full, about 10 minutes) or `scripts/bench --quick` (fewer rounds, for iteration).")
+    w("Performance claims about Sika come only from this script's output; the test suites hold")
+    w("no timed assertions.")
+    w("")
+    w("## The run")
+    w("")
+    for key, value in meta["machine"].items():
+        w(f"- {key}: {value}")
+    w(f"- mode: {meta['mode']} ({meta['rounds']} interleaved rounds; {meta['calls']} sequential calls per round per contender)")
+    w(f"- date: {meta['date']}")
+    w("")
+    w("Method: the release sandbox (`cargo build --release -p sika-sandbox`) on 127.0.0.1 serves a seeded")
+    w("transaction with every field (customer, custom fields, exact amount, timestamps). Every")
+    w("comparison is interleaved in one process run (A, B, C, A, B, C, ...); each row gives the median")
+    w("over the rounds and the spread (min-max, or the inter-quartile range from 4 rounds up). **Ratio** is")
+    w("how many times better the SDK is than that row (throughput: SDK / row; time: row / SDK), from")
+    w("the medians; below 1 the row is faster. The sandbox and the client share the machine's 2 cores,")
+    w("so every figure here is client plus server cost; see \"Bounded by the sandbox\" below.")
+    w("")
+    w("## Targets")
+    w("")
+    w("| target | measured | met |")
+    w("|---|---|---|")
+    for label, group, sdk, other, kind, threshold in TARGETS:
+        if group not in groups:
+            w(f"| {label} | not measured in this run | - |")
+            continue
+        if kind == "max":
+            if other not in groups[group]:
+                w(f"| {label} | not measured in this run | - |")
+                continue
+            unit, values = groups[group][other]
+            value = statistics.median(values)
+            w(f"| {label} | {fmt(value)} {unit} | {'yes' if value <= threshold else '**no**'} |")
+            continue
+        r = ratio(groups, group, sdk, other)
+        if r is None:
+            w(f"| {label} | not measured in this run | - |")
+        elif kind == "ratio>=":
+            w(f"| {label} | {r:.2f}x | {'yes' if r >= threshold else '**no**'} |")
+        else:
+            # "within": the other contender is at most `threshold` times better than the SDK.
+            w(f"| {label} | {other} / SDK = {1 / r:.2f}x | {'yes' if 1 / r <= threshold else '**no**'} |")
+    w("")
+    for group, (title, sdk) in GROUPS.items():
+        if group not in groups:
+            continue
+        w(f"## {title}")
+        w("")
+        w("| contender | median | spread | rounds | ratio (SDK vs row) |")
+        w("|---|---|---|---|---|")
+        for contender, (unit, values) in groups[group].items():
+            r = ratio(groups, group, sdk, contender) if sdk and contender != sdk else None
+            shown = f"{r:.2f}x" if r is not None else ("(the SDK)" if contender == sdk else "")
+            w(f"| {contender} | {fmt(statistics.median(values))} {unit} | {spread(values)} | {len(values)} | {shown} |")
+        w("")
+        note = meta.get("notes", {}).get(group)
+        if note:
+            w(note)
+            w("")
+    for section in meta.get("sections", []):
+        w(section)
+        w("")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

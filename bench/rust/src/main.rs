@@ -1,0 +1,99 @@
+//! `sika-bench MODE BASE_URL REFERENCE CALLS ROUNDS`: sequential verifications, one line per
+//! round on stdout: `calls_per_second`. The key comes from `SIKA_BENCH_KEY` (never printed).
+//!   raw: reqwest + serde by hand (GET, parse the envelope, read status, amount as Decimal),
+//!        on a current-thread runtime (everything on the calling thread: the fastest shape)
+//!   raw-mt: the same loop on a multi-thread runtime driven by `block_on` (`#[tokio::main]`)
+//!   sdk: sika_core::BlockingClient::verify_transaction (the full typed Transaction)
+//! A few calls before each timed round open the connection and warm the caches.
+
+use std::str::FromStr;
+use std::time::Instant;
+
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    status: bool,
+    #[serde(borrow)]
+    data: Option<Data<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Data<'a> {
+    status: String,
+    tx_ref: String,
+    #[serde(borrow)]
+    amount: &'a RawValue,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, mode, base_url, reference, calls, rounds] = &args[..] else {
+        eprintln!("usage: sika-bench raw|raw-mt|sdk BASE_URL REFERENCE CALLS ROUNDS");
+        std::process::exit(2);
+    };
+    let calls: usize = calls.parse().expect("CALLS");
+    let rounds: usize = rounds.parse().expect("ROUNDS");
+    let key = std::env::var("SIKA_BENCH_KEY").expect("SIKA_BENCH_KEY");
+    match mode.as_str() {
+        "raw" => raw(base_url, reference, &key, calls, rounds, false),
+        "raw-mt" => raw(base_url, reference, &key, calls, rounds, true),
+        "sdk" => sdk(base_url, reference, &key, calls, rounds),
+        _ => panic!("unknown mode"),
+    }
+}
+
+fn raw(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize, multi_thread: bool) {
+    // `raw`: the fastest shape for one caller in a loop, a current-thread runtime.
+    // `raw-mt`: what `#[tokio::main]` gives, a multi-thread runtime driven by `block_on`.
+    let runtime = if multi_thread {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap()
+    } else {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    };
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder().tcp_nodelay(true).build().unwrap();
+    let url = format!("{base_url}/transaction/verify/{reference}");
+    let auth = format!("Bearer {key}");
+    let one = || async {
+        let response = http.get(&url).header("authorization", &auth).header("accept", "application/json").send().await.unwrap();
+        let status = response.status();
+        let body = response.bytes().await.unwrap();
+        let envelope: Envelope<'_> = serde_json::from_slice(&body).unwrap();
+        assert!(status.is_success() && envelope.status);
+        let data = envelope.data.unwrap();
+        let amount = Decimal::from_str(data.amount.get()).unwrap();
+        assert!(data.status == "successful" && data.tx_ref == reference && !amount.is_zero());
+    };
+    runtime.block_on(async {
+        for _ in 0..rounds {
+            for _ in 0..20 {
+                one().await;
+            }
+            let started = Instant::now();
+            for _ in 0..calls {
+                one().await;
+            }
+            println!("{:.1}", calls as f64 / started.elapsed().as_secs_f64());
+        }
+    });
+}
+
+fn sdk(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize) {
+    let config = sika_core::ClientConfig::new(key, base_url);
+    let client = sika_core::BlockingClient::new(config).unwrap();
+    for _ in 0..rounds {
+        for _ in 0..20 {
+            client.verify_transaction(reference).unwrap();
+        }
+        let started = Instant::now();
+        for _ in 0..calls {
+            let transaction = client.verify_transaction(reference).unwrap();
+            assert!(transaction.status == sika_core::TransactionStatus::Successful);
+        }
+        println!("{:.1}", calls as f64 / started.elapsed().as_secs_f64());
+    }
+}
+
