@@ -181,6 +181,21 @@ def poll(read, until, deadline_s: float = 5.0):
         time.sleep(0.02)
 
 
+def settled_connections(sandbox: Sandbox, deadline_s: float = 2.0) -> dict:
+    """The sandbox's connection counts once they stop changing: a connection whose client has
+    just closed it (the previous control request, say) is counted until the server has dropped
+    it, so a single read can be one too high for a baseline."""
+    previous = sandbox.connections()
+    stop = time.monotonic() + deadline_s
+    while time.monotonic() < stop:
+        time.sleep(0.05)
+        current = sandbox.connections()
+        if current["open"] == previous["open"]:
+            return current
+        previous = current
+    return previous
+
+
 def poll_open_connections(sandbox: Sandbox, until, deadline_s: float = 5.0) -> int:
     """Polls the sandbox's open TCP connection count (this poll's own request included)."""
     return poll(lambda: sandbox.connections()["open"], until, deadline_s)

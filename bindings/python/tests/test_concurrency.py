@@ -18,6 +18,7 @@ from support import (
     charge,
     poll,
     poll_open_connections,
+    settled_connections,
     silent_server,
     transaction_object,
 )
@@ -202,7 +203,7 @@ WAIT_FOR_S = 3.0
 async def test_b32_cancelled_tasks_end_promptly_and_close_their_connections(sandbox):
     sandbox.seed_transaction(transaction_object("ALIVE-1", "successful", "5"))
     client = sandbox.client(timeout_ms=60_000, max_retries=0)
-    baseline = sandbox.connections()
+    baseline = settled_connections(sandbox)
     sandbox.fault("/transaction/verify/HUNG", "hang", count=2 * HUNG)
 
     cancelled = [asyncio.ensure_future(client.verify_transaction(f"HUNG-C{n}")) for n in range(HUNG)]
@@ -249,7 +250,7 @@ def test_b32_a_blocking_wait_stuck_on_a_hang_is_cancelled_from_another_thread(sa
     # Seeded, not charged: the client has no pooled connection yet, so the baseline is exact.
     sandbox.seed_transaction(transaction_object("HUNG-WAIT", "pending", "5"))
     client = sandbox.blocking_client()
-    baseline = sandbox.connections()
+    baseline = settled_connections(sandbox)
     sandbox.fault("/transaction/verify/HUNG-WAIT", "hang")
     cancellation = sika.Cancellation()
     seen: dict = {}
