@@ -12,9 +12,9 @@ use crate::safety::await_status::AwaitOptions;
 use crate::safety::confirm::{ExpectedPayment, PaymentCheck};
 use crate::safety::webhook::WebhookDecision;
 
-/// Blocking Sika client. Owns one multi-thread Tokio runtime for its whole life (never one
-/// per call) and is safe to share between threads: calls from many threads run at once over
-/// one connection pool.
+/// Blocking Sika client. Owns one Tokio runtime for its whole life (never one per call) and
+/// is safe to share between threads: calls from many threads run at once over one connection
+/// pool, each on its caller's thread.
 pub struct BlockingClient {
     client: Client,
     runtime: Option<Runtime>,
@@ -23,9 +23,7 @@ pub struct BlockingClient {
 impl BlockingClient {
     /// Creates a client and its runtime; fails with `Configuration` on a bad setting.
     pub fn new(config: ClientConfig) -> Result<Self> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("sika-blocking")
+        let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| SikaError::configuration(format!("cannot start the client's runtime: {e}")))?;
@@ -43,50 +41,42 @@ impl BlockingClient {
 
     /// See [`Client::list_mobile_money_providers`].
     pub fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
-        let country = country.map(str::to_owned);
-        self.run(|client| async move { client.list_mobile_money_providers(country.as_deref()).await })
+        self.run(self.client.list_mobile_money_providers(country))
     }
 
     /// See [`Client::list_banks`].
     pub fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        let country = country.map(str::to_owned);
-        self.run(|client| async move { client.list_banks(country.as_deref()).await })
+        self.run(self.client.list_banks(country))
     }
 
     /// See [`Client::verify_transaction`].
     pub fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
-        let reference = reference.to_owned();
-        self.run(|client| async move { client.verify_transaction(&reference).await })
+        self.run(self.client.verify_transaction(reference))
     }
 
     /// See [`Client::initiate_charge`].
     pub fn initiate_charge(&self, request: &ChargeRequest) -> Result<ChargeResponse> {
-        let request = request.clone();
-        self.run(|client| async move { client.initiate_charge(&request).await })
+        self.run(self.client.initiate_charge(request))
     }
 
     /// See [`Client::confirm_payment`].
     pub fn confirm_payment(&self, reference: &str, expected: &ExpectedPayment) -> Result<PaymentCheck> {
-        let (reference, expected) = (reference.to_owned(), expected.clone());
-        self.run(|client| async move { client.confirm_payment(&reference, &expected).await })
+        self.run(self.client.confirm_payment(reference, expected))
     }
 
     /// See [`Client::handle_webhook`].
     pub fn handle_webhook(&self, body: &[u8], expected: &ExpectedPayment) -> Result<WebhookDecision> {
-        let (body, expected) = (body.to_vec(), expected.clone());
-        self.run(|client| async move { client.handle_webhook(&body, &expected).await })
+        self.run(self.client.handle_webhook(body, expected))
     }
 
     /// See [`Client::await_final_status`]. Cancel it from another thread with `options.cancellation`.
     pub fn await_final_status(&self, reference: &str, options: &AwaitOptions) -> Result<Transaction> {
-        let (reference, options) = (reference.to_owned(), options.clone());
-        self.run(|client| async move { client.await_final_status(&reference, &options).await })
+        self.run(self.client.await_final_status(reference, options))
     }
 
     /// See [`Client::refresh_banks`].
     pub fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        let country = country.map(str::to_owned);
-        self.run(|client| async move { client.refresh_banks(country.as_deref()).await })
+        self.run(self.client.refresh_banks(country))
     }
 
     /// The async client sharing this client's connection pool and cache.
@@ -94,21 +84,15 @@ impl BlockingClient {
         &self.client
     }
 
-    /// Runs one call on the runtime and waits for it.
+    /// Runs one call on the caller's thread and waits for it.
     ///
-    /// The call is spawned onto a worker thread and the caller blocks on its `JoinHandle`,
-    /// rather than `block_on(call)` polling it on the caller's thread: hyper runs each
-    /// connection as a task on a worker, so with `block_on` every step of the exchange (request
-    /// handed over, response head, each body chunk) is a wake-up across threads. Spawned, the
-    /// call and its connection run on one worker and the caller is woken once, at the end
-    /// (about twice the sequential throughput on loopback; see docs/adr/0008-performance.md).
-    /// The arguments are owned copies (a reference, a small request) so the task is `'static`.
-    fn run<T, F, Fut>(&self, call: F) -> Result<T>
-    where
-        F: FnOnce(Client) -> Fut,
-        Fut: Future<Output = Result<T>> + Send + 'static,
-        T: Send + 'static,
-    {
+    /// The runtime is a current-thread one, which many threads may `block_on` at once: one of
+    /// them at a time holds the scheduler and drives the sockets, timers and connection tasks
+    /// for all, and each call's own future (request, decoding) is polled on its caller's
+    /// thread. A lone caller so runs its whole exchange on its own thread, with no wake-up
+    /// across threads (the costliest step of a loopback call on a small VM); concurrent callers
+    /// hand the driver over as each finishes. See docs/adr/0010-blocking-client-runs-on-the-caller.md.
+    fn run<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
         // Blocking inside an async runtime would stall (or, in Tokio, panic): say so instead.
         if Handle::try_current().is_ok() {
             return Err(SikaError::configuration(
@@ -118,12 +102,14 @@ impl BlockingClient {
         let Some(runtime) = &self.runtime else {
             return Err(SikaError::configuration("the client has been shut down"));
         };
-        match runtime.block_on(runtime.spawn(call(self.client.clone()))) {
-            Ok(result) => result,
-            // A panic in the call reaches the caller as before (the FFI turns it into an error).
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-            Err(_cancelled) => Err(SikaError::configuration("the client has been shut down")),
+        let result = runtime.block_on(call);
+        if result.is_err() {
+            // A call that ended early (timeout, cancellation) dropped its request, which wakes
+            // that connection's task to close the socket; nothing drives the runtime between
+            // calls, so give the task its turn now rather than at the next call.
+            runtime.block_on(tokio::task::yield_now());
         }
+        result
     }
 }
 

@@ -69,3 +69,75 @@ fn inside_an_async_runtime_it_errors_instead_of_panicking() {
     runtime.block_on(async move { drop(client) });
     assert!(sandbox.requests().is_empty());
 }
+
+/// A server that answers each request on a connection it then closes (FIN, no `Connection:
+/// close` header, as a keep-alive timeout at a proxy would): the client pools the connection,
+/// which is closed by the time of the next call. Returns the address and the request lines.
+fn server_closing_idle_connections() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let address = format!("http://{}", listener.local_addr().expect("address"));
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let mut reader = BufReader::new(stream);
+            let (mut request_line, mut length) = (String::new(), 0usize);
+            if reader.read_line(&mut request_line).is_err() || request_line.is_empty() {
+                continue;
+            }
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).is_err() || header.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':') {
+                    if name.eq_ignore_ascii_case("content-length") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            log.lock().expect("log").push(request_line.trim().to_owned());
+            let answer = br#"{"status":true,"message":"Charge initiated","data":{"status":"pending"}}"#;
+            let mut stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                answer.len()
+            );
+            let _ = stream.write_all(answer);
+            // Dropped here: the connection is closed once answered.
+        }
+    });
+    (address, seen)
+}
+
+#[test]
+fn a_pooled_connection_closed_by_the_server_while_idle_is_not_used_for_the_next_call() {
+    // The blocking client's runtime is driven only during calls (ADR 0010), so the close is
+    // noticed at the next call: it must go out on a new connection, not fail, and a charge
+    // must be sent exactly once.
+    let (address, seen) = server_closing_idle_connections();
+    let config =
+        sika_core::ClientConfig { max_retries: 0, ..sika_core::ClientConfig::new("sk_test_canary_idle", &address) };
+    let client = sika_core::BlockingClient::new(config).expect("client");
+    let charge = |reference: &str| ChargeRequest {
+        amount: "5".parse::<Amount>().expect("amount"),
+        email: "kofi@example.com".into(),
+        phone_number: "+233201230000".into(),
+        reference: reference.into(),
+        currency: "GHS".into(),
+        provider: "MTN".into(),
+        callback_url: None,
+    };
+    for index in 0..3 {
+        let response = client.initiate_charge(&charge(&format!("IDLE-{index}"))).expect("a charge after an idle close");
+        assert_eq!(response.status, Some(true));
+        // Long enough for the server's FIN to reach the client's socket.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(seen.lock().expect("log").len(), 3, "each charge was sent exactly once: {:?}", seen.lock());
+}

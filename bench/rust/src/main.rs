@@ -4,6 +4,11 @@
 //!        on a current-thread runtime (everything on the calling thread: the fastest shape)
 //!   raw-mt: the same loop on a multi-thread runtime driven by `block_on` (`#[tokio::main]`)
 //!   sdk: sika_core::BlockingClient::verify_transaction (the full typed Transaction)
+//!   sdk-async-ct: the async sika_core::Client on a current-thread runtime (the SDK's own cost
+//!        over `raw`, with no thread hand-off)
+//!   sdk-threads: 32 threads sharing one BlockingClient, CALLS in all per round
+//!   sdk-cached: BlockingClient::list_banks("NG") from the cache (a call's fixed cost, no I/O)
+//! The last three measured the runtime choice of docs/adr/0010-blocking-client-runs-on-the-caller.md.
 //! A few calls before each timed round open the connection and warm the caches.
 
 use std::str::FromStr;
@@ -31,7 +36,9 @@ struct Data<'a> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let [_, mode, base_url, reference, calls, rounds] = &args[..] else {
-        eprintln!("usage: sika-bench raw|raw-mt|sdk BASE_URL REFERENCE CALLS ROUNDS");
+        eprintln!(
+            "usage: sika-bench raw|raw-mt|sdk|sdk-async-ct|sdk-threads|sdk-cached BASE_URL REFERENCE CALLS ROUNDS"
+        );
         std::process::exit(2);
     };
     let calls: usize = calls.parse().expect("CALLS");
@@ -41,6 +48,9 @@ fn main() {
         "raw" => raw(base_url, reference, &key, calls, rounds, false),
         "raw-mt" => raw(base_url, reference, &key, calls, rounds, true),
         "sdk" => sdk(base_url, reference, &key, calls, rounds),
+        "sdk-async-ct" => sdk_async_ct(base_url, reference, &key, calls, rounds),
+        "sdk-cached" => sdk_cached(base_url, &key, calls, rounds),
+        "sdk-threads" => sdk_threads(base_url, reference, &key, calls, rounds),
         _ => panic!("unknown mode"),
     }
 }
@@ -58,7 +68,8 @@ fn raw(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize, 
     let url = format!("{base_url}/transaction/verify/{reference}");
     let auth = format!("Bearer {key}");
     let one = || async {
-        let response = http.get(&url).header("authorization", &auth).header("accept", "application/json").send().await.unwrap();
+        let response =
+            http.get(&url).header("authorization", &auth).header("accept", "application/json").send().await.unwrap();
         let status = response.status();
         let body = response.bytes().await.unwrap();
         let envelope: Envelope<'_> = serde_json::from_slice(&body).unwrap();
@@ -97,3 +108,52 @@ fn sdk(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize) 
     }
 }
 
+fn sdk_async_ct(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let client = sika_core::Client::new(sika_core::ClientConfig::new(key, base_url)).unwrap();
+        for _ in 0..rounds {
+            for _ in 0..20 {
+                client.verify_transaction(reference).await.unwrap();
+            }
+            let started = Instant::now();
+            for _ in 0..calls {
+                let transaction = client.verify_transaction(reference).await.unwrap();
+                assert!(transaction.status == sika_core::TransactionStatus::Successful);
+            }
+            println!("{:.1}", calls as f64 / started.elapsed().as_secs_f64());
+        }
+    });
+}
+
+fn sdk_cached(base_url: &str, key: &str, calls: usize, rounds: usize) {
+    let client = sika_core::BlockingClient::new(sika_core::ClientConfig::new(key, base_url)).unwrap();
+    client.list_banks(Some("NG")).unwrap();
+    for _ in 0..rounds {
+        let started = Instant::now();
+        for _ in 0..calls {
+            client.list_banks(Some("NG")).unwrap();
+        }
+        println!("{:.1}", calls as f64 / started.elapsed().as_secs_f64());
+    }
+}
+
+fn sdk_threads(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize) {
+    const THREADS: usize = 32;
+    let client =
+        std::sync::Arc::new(sika_core::BlockingClient::new(sika_core::ClientConfig::new(key, base_url)).unwrap());
+    for _ in 0..rounds {
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..THREADS {
+                let client = &client;
+                scope.spawn(move || {
+                    for _ in 0..calls / THREADS {
+                        client.verify_transaction(reference).unwrap();
+                    }
+                });
+            }
+        });
+        println!("{:.1}", (calls / THREADS * THREADS) as f64 / started.elapsed().as_secs_f64());
+    }
+}
