@@ -24,38 +24,40 @@ impl BankCache {
         Self { ttl, slots: Mutex::new(HashMap::new()) }
     }
 
+    /// The cached list for `key` if fresh, else `fetch`'s result (stored when it succeeded).
+    pub(crate) async fn get_or_fetch<F>(&self, key: &str, fetch: F) -> Result<Vec<Bank>>
+    where
+        F: Future<Output = Result<Vec<Bank>>>,
+    {
+        self.younger_than_or_fetch(key, self.ttl, fetch).await
+    }
+
     /// `fetch`'s result, stored when it succeeded, whatever the cache held.
     pub(crate) async fn refresh<F>(&self, key: &str, fetch: F) -> Result<Vec<Bank>>
     where
         F: Future<Output = Result<Vec<Bank>>>,
     {
-        let slot = self.slot(key);
-        let mut cached = slot.lock().await;
-        let banks = fetch.await?;
-        if !self.ttl.is_zero() {
-            *cached = Some((Instant::now(), banks.clone()));
-        }
-        Ok(banks)
+        // Nothing cached is younger than zero: the list is always fetched.
+        self.younger_than_or_fetch(key, Duration::ZERO, fetch).await
     }
 
-    fn slot(&self, key: &str) -> Slot {
-        // A poisoned map only means another thread panicked mid-insert of an Arc; the map is still sound.
-        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(slots.entry(key.to_owned()).or_default())
-    }
-
-    /// The cached list for `key` if fresh, else `fetch`'s result (stored when it succeeded).
-    pub(crate) async fn get_or_fetch<F>(&self, key: &str, fetch: F) -> Result<Vec<Bank>>
+    /// The list cached for `key` if younger than `max_age`, else `fetch`'s result (stored when
+    /// it succeeded and the cache is on).
+    async fn younger_than_or_fetch<F>(&self, key: &str, max_age: Duration, fetch: F) -> Result<Vec<Bank>>
     where
         F: Future<Output = Result<Vec<Bank>>>,
     {
         if self.ttl.is_zero() {
             return fetch.await;
         }
-        let slot = self.slot(key);
+        let slot = {
+            // A poisoned map only means another thread panicked mid-insert of an Arc; the map is still sound.
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(slots.entry(key.to_owned()).or_default())
+        };
         let mut cached = slot.lock().await;
         if let Some((fetched_at, banks)) = cached.as_ref() {
-            if fetched_at.elapsed() < self.ttl {
+            if fetched_at.elapsed() < max_age {
                 return Ok(banks.clone());
             }
         }

@@ -103,14 +103,13 @@ impl Client {
             request.reference,
             request.amount,
             currency,
-            crate::validation::mask_phone(&request.phone_number),
+            validation::mask_phone(&request.phone_number),
             request.provider
         );
         self.scrubbed(async {
-            let outcome = match self.inner.transport.post_json(url, body).await {
-                Ok(reply) => Ok(with_retry_after(&reply, decode::charge_response(reply.status, &reply.body))),
-                Err((error, sent)) => Err((error, sent)),
-            };
+            let posted = self.inner.transport.post_json(url, body).await;
+            let outcome =
+                posted.map(|reply| with_retry_after(&reply, decode::charge_response(reply.status, &reply.body)));
             charge_outcome(&request.reference, outcome)
         })
         .await

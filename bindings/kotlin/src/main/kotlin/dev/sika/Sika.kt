@@ -25,17 +25,18 @@ fun ClientConfig(
 ): ClientConfig = ClientConfig(
     SecretKey(secretKey),
     baseUrl,
-    timeoutMs = timeoutMs?.let { unsigned("timeoutMs", it).toULong() },
-    connectTimeoutMs = connectTimeoutMs?.let { unsigned("connectTimeoutMs", it).toULong() },
-    maxRetries = maxRetries?.let { unsigned("maxRetries", it.toLong()).toUInt() },
-    bankCacheTtlSeconds = bankCacheTtlSeconds?.let { unsigned("bankCacheTtlSeconds", it).toULong() },
+    timeoutMs = unsigned("timeoutMs", timeoutMs),
+    connectTimeoutMs = unsigned("connectTimeoutMs", connectTimeoutMs),
+    maxRetries = unsigned("maxRetries", maxRetries?.toLong())?.toUInt(),
+    bankCacheTtlSeconds = unsigned("bankCacheTtlSeconds", bankCacheTtlSeconds),
     userAgentSuffix = userAgentSuffix,
 )
 
 // Only the signed-to-unsigned step: a negative value would otherwise wrap to a huge one.
-private fun unsigned(name: String, value: Long): Long {
+private fun unsigned(name: String, value: Long?): ULong? {
+    if (value == null) return null
     require(value >= 0) { "$name must not be negative: $value" }
-    return value
+    return value.toULong()
 }
 
 /** What the merchant should do for this status: `transaction.status.merchantAction`. */
@@ -62,10 +63,10 @@ fun awaitOptions(
     timeoutMs: Long? = null,
     cancellation: Cancellation? = null,
 ): AwaitOptions = AwaitOptions(
-    initialDelayMs = initialDelayMs?.let { unsigned("initialDelayMs", it).toULong() },
-    intervalMs = intervalMs?.let { unsigned("intervalMs", it).toULong() },
-    maxIntervalMs = maxIntervalMs?.let { unsigned("maxIntervalMs", it).toULong() },
-    timeoutMs = timeoutMs?.let { unsigned("timeoutMs", it).toULong() },
+    initialDelayMs = unsigned("initialDelayMs", initialDelayMs),
+    intervalMs = unsigned("intervalMs", intervalMs),
+    maxIntervalMs = unsigned("maxIntervalMs", maxIntervalMs),
+    timeoutMs = unsigned("timeoutMs", timeoutMs),
     cancellation = cancellation,
 )
 
