@@ -17,8 +17,10 @@ import asyncio
 import gc
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from decimal import Decimal
 from urllib.parse import quote
@@ -108,6 +110,29 @@ class HttpxAsyncClient:
     async def verify(self, reference: str) -> tuple[str, Decimal]:
         response = await self.client.get(f"{self.base_url}/transaction/verify/{quote(reference, safe='')}")
         return _checked(response.status_code, json.loads(response.content, parse_float=Decimal), reference)
+
+
+class ThreadCompletedCall:
+    """The floor of any asyncio call whose work runs off the event loop (as every FFI-backed
+    client's does): a future completed from a worker thread with `call_soon_threadsafe`, with no
+    I/O, no parsing and no lifting. Its rate bounds what such a client can reach on this loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.pending: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._complete, daemon=True).start()
+
+    def _complete(self) -> None:
+        while (future := self.pending.get()) is not None:
+            self.loop.call_soon_threadsafe(future.set_result, None)
+
+    async def call(self) -> None:
+        future = self.loop.create_future()
+        self.pending.put(future)
+        await future
+
+    def close(self) -> None:
+        self.pending.put(None)
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -213,10 +238,12 @@ def bench_all(args: argparse.Namespace) -> None:
     async def sika_verify():
         sika_check(await sika_async.verify_transaction(reference), reference)
 
+    floor = ThreadCompletedCall(loop)
     async_contenders = {
         "sika.Client": sika_verify,
         "aiohttp": lambda: by_aiohttp.verify(reference),
         "httpx.AsyncClient": lambda: by_httpx_async.verify(reference),
+        "asyncio floor: a future completed from a thread (no I/O)": floor.call,
     }
     async_calls = calls * 4
     for call in async_contenders.values():
@@ -231,6 +258,7 @@ def bench_all(args: argparse.Namespace) -> None:
         await by_httpx_async.client.aclose()
 
     loop.run_until_complete(close_async())
+    floor.close()
     loop.close()
 
     # One FFI call without I/O (the status logic), against a pure-Python function of the same job.
@@ -241,10 +269,15 @@ def bench_all(args: argparse.Namespace) -> None:
     def python_is_final(value: str) -> bool:
         return value not in ("pending",) and value in ("successful", "failed", "abandoned", "reversed")
 
+    # The floor under any generated call: one ctypes call of an argument-less C function of the
+    # same library (UniFFI's contract-version check), with nothing lowered, lifted or checked.
+    bare_ctypes_call = sika._ffi.sika_ffi._UniffiLib.ffi_sika_ffi_uniffi_contract_version
+
     for _ in range(rounds):
         emit("py_ffi_call", "sika.is_final (FFI)", "us/call", per_call_us(lambda: sika.is_final(status), ffi_calls))
         emit("py_ffi_call", "sika.merchant_action (FFI)", "us/call", per_call_us(lambda: sika.merchant_action(status), ffi_calls))
         emit("py_ffi_call", "pure-Python is_final", "us/call", per_call_us(lambda: python_is_final("pending"), ffi_calls))
+        emit("py_ffi_call", "bare ctypes call into the library (no UniFFI code)", "us/call", per_call_us(bare_ctypes_call, ffi_calls))
 
     # Decoding a 5,000-bank list: typed records (Decimal-free, but 10,000 datetimes and an enum
     # each) against untyped json.loads plus the same envelope check.
