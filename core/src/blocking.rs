@@ -79,11 +79,6 @@ impl BlockingClient {
         self.run(self.client.refresh_banks(country))
     }
 
-    /// The async client sharing this client's connection pool and cache.
-    pub fn async_client(&self) -> &Client {
-        &self.client
-    }
-
     /// Runs one call on the caller's thread and waits for it.
     ///
     /// The runtime is a current-thread one, which many threads may `block_on` at once: one of
