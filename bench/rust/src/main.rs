@@ -93,16 +93,26 @@ fn raw(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize, 
 }
 
 fn sdk(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize) {
-    let config = sika_core::ClientConfig::new(key, base_url);
-    let client = sika_core::BlockingClient::new(config).unwrap();
+    let client = blocking_client(key, base_url);
+    timed_rounds(rounds, calls, || {
+        let transaction = client.verify_transaction(reference).unwrap();
+        assert!(transaction.status == sika_core::TransactionStatus::Successful);
+    });
+}
+
+fn blocking_client(key: &str, base_url: &str) -> sika_core::BlockingClient {
+    sika_core::BlockingClient::new(sika_core::ClientConfig::new(key, base_url)).unwrap()
+}
+
+/// Prints the rate of `calls` sequential calls, once per round, each after 20 warm-up calls.
+fn timed_rounds(rounds: usize, calls: usize, mut call: impl FnMut()) {
     for _ in 0..rounds {
         for _ in 0..20 {
-            client.verify_transaction(reference).unwrap();
+            call();
         }
         let started = Instant::now();
         for _ in 0..calls {
-            let transaction = client.verify_transaction(reference).unwrap();
-            assert!(transaction.status == sika_core::TransactionStatus::Successful);
+            call();
         }
         println!("{:.1}", calls as f64 / started.elapsed().as_secs_f64());
     }
@@ -127,21 +137,15 @@ fn sdk_async_ct(base_url: &str, reference: &str, key: &str, calls: usize, rounds
 }
 
 fn sdk_cached(base_url: &str, key: &str, calls: usize, rounds: usize) {
-    let client = sika_core::BlockingClient::new(sika_core::ClientConfig::new(key, base_url)).unwrap();
-    client.list_banks(Some("NG")).unwrap();
-    for _ in 0..rounds {
-        let started = Instant::now();
-        for _ in 0..calls {
-            client.list_banks(Some("NG")).unwrap();
-        }
-        println!("{:.1}", calls as f64 / started.elapsed().as_secs_f64());
-    }
+    let client = blocking_client(key, base_url);
+    timed_rounds(rounds, calls, || {
+        client.list_banks(Some("NG")).unwrap();
+    });
 }
 
 fn sdk_threads(base_url: &str, reference: &str, key: &str, calls: usize, rounds: usize) {
     const THREADS: usize = 32;
-    let client =
-        std::sync::Arc::new(sika_core::BlockingClient::new(sika_core::ClientConfig::new(key, base_url)).unwrap());
+    let client = blocking_client(key, base_url);
     for _ in 0..rounds {
         let started = Instant::now();
         std::thread::scope(|scope| {
