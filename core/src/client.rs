@@ -237,7 +237,10 @@ fn charge_outcome(
 fn with_retry_after<T>(reply: &Reply, result: Result<T>) -> Result<T> {
     result.map_err(|error| match error {
         SikaError::RateLimited { retry_after_seconds: None } => {
-            SikaError::RateLimited { retry_after_seconds: reply.retry_after_seconds }
+            // A value past i64 (no real Retry-After) is reported as absent.
+            SikaError::RateLimited {
+                retry_after_seconds: reply.retry_after_seconds.and_then(|s| i64::try_from(s).ok()),
+            }
         }
         other => other,
     })

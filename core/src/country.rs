@@ -4,6 +4,7 @@ use crate::models::BankAccountType;
 
 /// A country the service works in.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct CountryInfo {
     /// ISO 3166-1 alpha-2 code (`GH`).
     pub code: String,
@@ -34,6 +35,7 @@ const COUNTRIES: [CountryRow; 5] = [
 ];
 
 /// Every country of the service, in the spec's order.
+#[cfg_attr(feature = "uniffi", uniffi::export)]
 pub fn countries() -> Vec<CountryInfo> {
     COUNTRIES
         .iter()

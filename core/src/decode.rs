@@ -60,7 +60,7 @@ pub fn charge_response(http_status: u16, body: &[u8]) -> Result<ChargeResponse> 
         return Err(error_for(http_status, message.as_deref().unwrap_or_default()));
     }
     let data_json = envelope.data.map(|raw| raw.get()).filter(|raw| *raw != "null").map(str::to_owned);
-    Ok(ChargeResponse { http_status, status, message, data_json, raw_json: text.to_owned() })
+    Ok(ChargeResponse { http_status: http_status.into(), status, message, data_json, raw_json: text.to_owned() })
 }
 
 fn list<T: DeserializeOwned>(http_status: u16, body: &[u8], what: &str) -> Result<Vec<T>> {
@@ -113,5 +113,5 @@ fn error_for(http_status: u16, message: &str) -> SikaError {
     if http_status == 429 {
         return SikaError::RateLimited { retry_after_seconds: None };
     }
-    SikaError::Api { http_status, message: message.to_owned() }
+    SikaError::Api { http_status: http_status.into(), message: message.to_owned() }
 }

@@ -4,8 +4,9 @@
 //! description, and each of those passes through the client's key scrubber, so no error
 //! ever carries the secret key.
 
-/// Everything that can go wrong in a Sika call.
+/// Everything that can go wrong in a Sika call. Messages never contain the secret key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Error), uniffi::export(Display))]
 pub enum SikaError {
     /// The service answered `Unauthorized`: the secret key is wrong or revoked.
     #[error("unauthorized: the service rejected the secret key")]
@@ -34,7 +35,7 @@ pub enum SikaError {
     #[error("service error (HTTP {http_status}): {message}")]
     Api {
         /// The HTTP status of the response.
-        http_status: u16,
+        http_status: i32,
         /// The envelope's `message`.
         message: String,
     },
@@ -42,7 +43,7 @@ pub enum SikaError {
     #[error("rate limited by the service{}", retry_after_text(*.retry_after_seconds))]
     RateLimited {
         /// The `Retry-After` the service sent, in seconds, when it sent one.
-        retry_after_seconds: Option<u64>,
+        retry_after_seconds: Option<i64>,
     },
     /// The call did not finish within the configured timeout (all retries included).
     #[error("the request timed out")]
@@ -57,7 +58,7 @@ pub enum SikaError {
     #[error("unexpected response (HTTP {http_status}): {reason}")]
     UnexpectedResponse {
         /// The HTTP status of the response.
-        http_status: u16,
+        http_status: i32,
         /// What was wrong with it.
         reason: String,
     },
@@ -82,7 +83,7 @@ pub enum SikaError {
     },
 }
 
-fn retry_after_text(seconds: Option<u64>) -> String {
+fn retry_after_text(seconds: Option<i64>) -> String {
     match seconds {
         Some(seconds) => format!("; retry after {seconds} s"),
         None => String::new(),
@@ -99,7 +100,15 @@ impl SikaError {
     }
 
     pub(crate) fn unexpected(http_status: u16, reason: impl Into<String>) -> Self {
-        Self::UnexpectedResponse { http_status, reason: reason.into() }
+        Self::UnexpectedResponse { http_status: http_status.into(), reason: reason.into() }
+    }
+}
+
+#[cfg_attr(feature = "uniffi", uniffi::export)]
+impl SikaError {
+    /// The human-readable message (the same text in every language).
+    pub fn message(&self) -> String {
+        self.to_string()
     }
 }
 

@@ -19,9 +19,19 @@
 //!
 //! Money is [`Amount`] (an exact decimal), only [`TransactionStatus::Successful`] means paid,
 //! and the secret key never appears in any output.
+//!
+//! With the `uniffi` feature these same types are the ones Python, Kotlin and Swift see (UniFFI
+//! derives on them, ADR 0011), and [`ffi`] adds the few wrappers whose foreign shape must
+//! differ: the clients, their config and the wait options.
 
-#![forbid(unsafe_code)]
+// The plain crate has no unsafe code; UniFFI's generated scaffolding (only with the feature) does.
+#![cfg_attr(not(feature = "uniffi"), forbid(unsafe_code))]
 #![warn(missing_docs)]
+
+// One UniFFI component for the whole SDK. Its namespace keeps the name of the shared library
+// the bindings load (libsika_ffi), so generated file and symbol names stay `sika_ffi`.
+#[cfg(feature = "uniffi")]
+uniffi::setup_scaffolding!("sika_ffi");
 
 mod amount;
 mod bank_cache;
@@ -31,6 +41,8 @@ mod config;
 mod country;
 pub mod decode;
 mod error;
+#[cfg(feature = "uniffi")]
+pub mod ffi;
 mod models;
 mod safety;
 mod secret;
@@ -58,7 +70,7 @@ pub use safety::webhook::{
     parse_webhook_event,
 };
 pub use secret::SecretKey;
-pub use status::{MerchantAction, PaymentType, TransactionStatus, is_final, merchant_action};
+pub use status::{MerchantAction, PaymentType, TransactionStatus};
 pub use timestamp::{Timestamp, parse_timestamp};
 pub use transport::MAX_RESPONSE_BYTES;
 pub use validation::MAX_REFERENCE_CHARS;

@@ -9,15 +9,23 @@ use zeroize::Zeroizing;
 /// It is redacted in `Debug` output, has no `Display`, and its memory is overwritten with
 /// zeros when the last owner drops it. The only way to read it is crate-private, so no
 /// public API of Sika can hand it back out.
+///
+/// In Python, Kotlin and Swift it is an opaque object: generated records print every field,
+/// and an object prints nothing.
 #[derive(Clone)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Object))]
 pub struct SecretKey(Zeroizing<String>);
 
+#[cfg_attr(feature = "uniffi", uniffi::export)]
 impl SecretKey {
     /// Wraps a key. The string is moved in, not copied.
+    #[cfg_attr(feature = "uniffi", uniffi::constructor)]
     pub fn new(key: String) -> Self {
         Self(Zeroizing::new(key))
     }
+}
 
+impl SecretKey {
     pub(crate) fn expose(&self) -> &str {
         &self.0
     }

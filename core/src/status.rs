@@ -7,8 +7,10 @@
 
 use std::fmt;
 
-/// The status of a transaction, as reported by verification.
+/// The status of a transaction, as reported by verification. Only `Successful` means paid;
+/// `success` is `Unknown`. Prints as the service's text (`successful`, `pending`, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum), uniffi::export(Display))]
 pub enum TransactionStatus {
     /// `successful`: the payment completed. The only status that may fulfil an order.
     Successful,
@@ -21,7 +23,10 @@ pub enum TransactionStatus {
     /// `reversed`: reversed or refunded after success.
     Reversed,
     /// Any other value, kept as sent (for example `success`). Treat as "investigate", never as paid.
-    Unknown(String),
+    Unknown {
+        /// The service's text.
+        value: String,
+    },
 }
 
 impl TransactionStatus {
@@ -33,7 +38,7 @@ impl TransactionStatus {
             "failed" => Self::Failed,
             "abandoned" => Self::Abandoned,
             "reversed" => Self::Reversed,
-            other => Self::Unknown(other.to_owned()),
+            other => Self::Unknown { value: other.to_owned() },
         }
     }
 
@@ -45,16 +50,19 @@ impl TransactionStatus {
             Self::Failed => "failed",
             Self::Abandoned => "abandoned",
             Self::Reversed => "reversed",
-            Self::Unknown(text) => text,
+            Self::Unknown { value } => value,
         }
     }
+}
 
+#[cfg_attr(feature = "uniffi", uniffi::export)]
+impl TransactionStatus {
     /// Whether the status will not change by waiting: every status but `Pending` and `Unknown`.
     ///
     /// `Reversed` is final, and so is `Successful` as far as waiting goes (a reversal comes
     /// later as its own event).
     pub fn is_final(&self) -> bool {
-        !matches!(self, Self::Pending | Self::Unknown(_))
+        !matches!(self, Self::Pending | Self::Unknown { .. })
     }
 
     /// What the merchant should do, as the service documents it.
@@ -65,7 +73,7 @@ impl TransactionStatus {
             Self::Failed => MerchantAction::InformCustomerAllowRetry,
             Self::Abandoned => MerchantAction::ContactCustomer,
             Self::Reversed => MerchantAction::UpdateOrderAndRefund,
-            Self::Unknown(_) => MerchantAction::Investigate,
+            Self::Unknown { .. } => MerchantAction::Investigate,
         }
     }
 }
@@ -78,6 +86,7 @@ impl fmt::Display for TransactionStatus {
 
 /// What a merchant is expected to do for a status (the spec's "action" column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum MerchantAction {
     /// Successful: process the order and send a confirmation.
     FulfilOrder,
@@ -93,25 +102,19 @@ pub enum MerchantAction {
     Investigate,
 }
 
-/// Free-function form of [`TransactionStatus::merchant_action`].
-pub fn merchant_action(status: &TransactionStatus) -> MerchantAction {
-    status.merchant_action()
-}
-
-/// Free-function form of [`TransactionStatus::is_final`].
-pub fn is_final(status: &TransactionStatus) -> bool {
-    status.is_final()
-}
-
-/// The payment method of a transaction.
+/// The payment method of a transaction. Prints as the service's text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum), uniffi::export(Display))]
 pub enum PaymentType {
     /// `card`.
     Card,
     /// `mobile_money`.
     MobileMoney,
     /// Any other value, kept as sent (the spec does not list them all).
-    Other(String),
+    Other {
+        /// The service's text.
+        value: String,
+    },
 }
 
 impl PaymentType {
@@ -120,7 +123,7 @@ impl PaymentType {
         match text {
             "card" => Self::Card,
             "mobile_money" => Self::MobileMoney,
-            other => Self::Other(other.to_owned()),
+            other => Self::Other { value: other.to_owned() },
         }
     }
 
@@ -129,8 +132,14 @@ impl PaymentType {
         match self {
             Self::Card => "card",
             Self::MobileMoney => "mobile_money",
-            Self::Other(text) => text,
+            Self::Other { value } => value,
         }
+    }
+}
+
+impl fmt::Display for PaymentType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -143,7 +152,7 @@ mod tests {
         assert_eq!(TransactionStatus::from_wire("successful"), TransactionStatus::Successful);
         for lookalike in ["success", "Successful", "SUCCESSFUL", " successful", "successful ", "succeeded", ""] {
             let status = TransactionStatus::from_wire(lookalike);
-            assert_eq!(status, TransactionStatus::Unknown(lookalike.to_owned()));
+            assert_eq!(status, TransactionStatus::Unknown { value: lookalike.to_owned() });
             assert_eq!(status.merchant_action(), MerchantAction::Investigate);
             assert!(!status.is_final());
         }
@@ -161,8 +170,8 @@ mod tests {
         for (text, action, is_final_status) in table {
             let status = TransactionStatus::from_wire(text);
             assert_eq!(status.as_str(), text);
-            assert_eq!(merchant_action(&status), action, "{text}");
-            assert_eq!(is_final(&status), is_final_status, "{text}");
+            assert_eq!(status.merchant_action(), action, "{text}");
+            assert_eq!(status.is_final(), is_final_status, "{text}");
         }
     }
 

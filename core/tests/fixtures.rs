@@ -25,7 +25,7 @@ fn status_text(status: &sika_core::TransactionStatus) -> String {
         Failed => "Failed".into(),
         Abandoned => "Abandoned".into(),
         Reversed => "Reversed".into(),
-        Unknown(value) => kind_and_value("Unknown", Some(value)),
+        Unknown { value } => kind_and_value("Unknown", Some(value)),
     }
 }
 
@@ -34,7 +34,7 @@ fn payment_type_text(payment_type: &sika_core::PaymentType) -> String {
     match payment_type {
         Card => "Card".into(),
         MobileMoney => "MobileMoney".into(),
-        Other(value) => kind_and_value("Other", Some(value)),
+        Other { value } => kind_and_value("Other", Some(value)),
     }
 }
 
@@ -49,7 +49,7 @@ fn bank_json(b: &Bank) -> Value {
     let account_type = match &b.account_type {
         Nuban => "Nuban".to_owned(),
         AccountNumber => "AccountNumber".to_owned(),
-        Other(value) => kind_and_value("Other", Some(value)),
+        Other { value } => kind_and_value("Other", Some(value)),
     };
     json!({"id": b.id, "name": b.name, "code": b.code, "active": b.active, "country": b.country,
            "currency": b.currency, "account_type": account_type,
@@ -94,7 +94,7 @@ fn check_error(name: &str, error: &SikaError, expected: &Value) {
     };
     assert_eq!(expected["kind"], kind, "{name}: got {error:?}");
     if let Some(want) = expected.get("http_status") {
-        assert_eq!(Some(want.as_u64().map(|s| s as u16)).flatten(), http_status, "{name}");
+        assert_eq!(want.as_i64().and_then(|s| i32::try_from(s).ok()), http_status, "{name}");
     }
     if let Some(want) = expected.get("message") {
         assert_eq!(want.as_str(), message, "{name}");

@@ -149,7 +149,7 @@ fn the_seeds_decode_as_json_reads_them() {
     // `"succes\u0073"` is "success", the documented mistake: not paid.
     assert_eq!(
         decoded_status("decode_transaction-seed-escaped-success-word"),
-        Ok(TransactionStatus::Unknown("success".into()))
+        Ok(TransactionStatus::Unknown { value: "success".into() })
     );
     // `status` twice, once spelt with an escape: a duplicate all the same, never paid.
     let duplicate = decoded_status("decode_transaction-seed-escaped-duplicate-status");

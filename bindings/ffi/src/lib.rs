@@ -1,28 +1,7 @@
 //! # sika-ffi
 //!
-//! UniFFI exports of `sika-core` for Python, Kotlin and Swift. This crate only converts:
-//! every behaviour lives in `sika-core`. Records and enums are declared here with the names
-//! foreign code sees, and converted with `From` impls; errors cross as [`SikaError`].
+//! The shared library that Python, Kotlin and Swift load (`libsika_ffi`): `sika-core` built
+//! with its `uniffi` feature, so the exported types are the core's own (ADR 0011). Nothing is
+//! declared here; the re-export links the core's scaffolding into this cdylib.
 
-uniffi::setup_scaffolding!();
-
-mod amount;
-mod clients;
-mod config;
-mod error;
-mod functions;
-mod logging;
-mod records;
-mod safety;
-mod status;
-
-pub use clients::{BlockingClient, Client};
-pub use config::{ClientConfig, SecretKey};
-pub use error::SikaError;
-pub use logging::LogLevel;
-pub use records::{
-    Bank, BankAccountType, ChargeRequest, ChargeResponse, CountryInfo, CustomField, Customer, MobileMoneyProvider,
-    Transaction,
-};
-pub use safety::{AwaitOptions, Cancellation, ExpectedPayment, PaymentCheck, WebhookDecision, WebhookEvent};
-pub use status::{MerchantAction, PaymentType, TransactionStatus};
+pub use sika_core::*;

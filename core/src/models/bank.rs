@@ -4,6 +4,7 @@ use crate::timestamp::{self, Timestamp};
 
 /// A bank of a country, for bank pickers.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Bank {
     /// Unique bank identifier.
     pub id: i64,
@@ -30,13 +31,17 @@ pub struct Bank {
 
 /// The account number scheme of a bank.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum BankAccountType {
     /// `nuban`: Nigeria's 10-digit uniform bank account number.
     Nuban,
     /// `account_number`: a plain account number (Ghana, Kenya, Uganda, Tanzania).
     AccountNumber,
     /// Any other value, kept as sent.
-    Other(String),
+    Other {
+        /// The service's text.
+        value: String,
+    },
 }
 
 impl BankAccountType {
@@ -45,7 +50,7 @@ impl BankAccountType {
         match text {
             "nuban" => Self::Nuban,
             "account_number" => Self::AccountNumber,
-            other => Self::Other(other.to_owned()),
+            other => Self::Other { value: other.to_owned() },
         }
     }
 
@@ -54,7 +59,7 @@ impl BankAccountType {
         match self {
             Self::Nuban => "nuban",
             Self::AccountNumber => "account_number",
-            Self::Other(text) => text,
+            Self::Other { value } => value,
         }
     }
 }

@@ -4,6 +4,7 @@ use crate::amount::Amount;
 
 /// A mobile money charge: asks the customer to confirm a payment on their phone.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ChargeRequest {
     /// Amount to charge; more than zero, at most two decimal places.
     pub amount: Amount,
@@ -18,6 +19,7 @@ pub struct ChargeRequest {
     /// The `code` of a mobile money provider of that country.
     pub provider: String,
     /// Where the customer returns to afterwards.
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub callback_url: Option<String>,
 }
 
@@ -38,9 +40,10 @@ pub(crate) struct ChargeBody<'a> {
 /// The service's answer to a charge. The spec does not describe its fields, so the body is
 /// kept as sent, with the envelope fields picked out when they are there.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ChargeResponse {
     /// The HTTP status of the response.
-    pub http_status: u16,
+    pub http_status: i32,
     /// The envelope's `status`, when the body has a boolean `status`.
     pub status: Option<bool>,
     /// The envelope's `message`, when the body has a string `message`.

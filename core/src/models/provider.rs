@@ -4,6 +4,7 @@ use crate::timestamp::{self, Timestamp};
 
 /// A mobile money provider of a country, for provider pickers.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MobileMoneyProvider {
     /// Unique provider identifier.
     pub id: i64,

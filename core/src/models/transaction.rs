@@ -8,12 +8,13 @@ use crate::amount::Amount;
 use crate::status::{PaymentType, TransactionStatus};
 use crate::timestamp::{self, Timestamp};
 
-/// A transaction, as verification reports it.
-///
-/// Decoded by hand rather than derived because two rules need it: the gateway reference
-/// sits in a field whose name varies by brand (`<letters>_ref`), and a duplicated key is an
-/// error (a hostile body must not get to choose which of two `status` values we read).
+/// A transaction, as verification reports it. Only `status` `Successful` means paid.
+//
+// Decoded by hand rather than derived because two rules need it: the gateway reference sits
+// in a field whose name varies by brand (`<letters>_ref`), and a duplicated key is an error (a
+// hostile body must not get to choose which of two `status` values we read).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Transaction {
     /// Transaction identifier.
     pub id: i64,
@@ -61,6 +62,7 @@ impl Transaction {
 
 /// The customer of a transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Customer {
     /// Customer identifier.
     pub id: i64,
@@ -80,6 +82,7 @@ pub struct Customer {
 
 /// One entry of a transaction's `meta.custom_fields`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct CustomField {
     /// Label shown to people.
     pub display_name: String,

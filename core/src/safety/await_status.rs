@@ -55,10 +55,13 @@ impl AwaitOptions {
 
 /// A handle that stops a wait from another task or thread. Cloning shares the handle.
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Object))]
 pub struct Cancellation(CancellationToken);
 
+#[cfg_attr(feature = "uniffi", uniffi::export)]
 impl Cancellation {
     /// A new, uncancelled handle.
+    #[cfg_attr(feature = "uniffi", uniffi::constructor)]
     pub fn new() -> Self {
         Self::default()
     }
@@ -72,7 +75,9 @@ impl Cancellation {
     pub fn is_cancelled(&self) -> bool {
         self.0.is_cancelled()
     }
+}
 
+impl Cancellation {
     /// Runs `work` until it ends or the handle is cancelled.
     pub(crate) async fn run<T>(&self, work: impl Future<Output = Result<T>>) -> Result<T> {
         tokio::select! {

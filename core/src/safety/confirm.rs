@@ -7,6 +7,7 @@ use crate::status::{MerchantAction, TransactionStatus};
 
 /// What the merchant's order says the payment must be.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ExpectedPayment {
     /// The order's amount; compared as a decimal (`100.1 == 100.10`).
     pub amount: Amount,
@@ -14,8 +15,9 @@ pub struct ExpectedPayment {
     pub currency: String,
 }
 
-/// The outcome of checking a verified transaction against the order.
+/// The outcome of checking a verified transaction against the order. Ship only on `Confirmed`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum PaymentCheck {
     /// Paid: status exactly `successful`, and reference, currency and amount all match. Ship.
     Confirmed {

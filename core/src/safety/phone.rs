@@ -11,6 +11,7 @@ const PLANS: [(&str, &str, usize); 4] = [("GH", "233", 9), ("KE", "254", 9), ("U
 /// Accepts the ways people write them: `024 412 3456`, `0244123456`, `233244123456`,
 /// `+233 24 412 3456`, `00233-24-412-3456`, `(024) 412.3456`. Anything else, or a number of
 /// another country, is `InvalidInput`.
+#[cfg_attr(feature = "uniffi", uniffi::export)]
 pub fn normalize_phone_number(input: &str, country: &str) -> Result<String> {
     let country = validation::country_code(country)?;
     let Some(&(_, calling_code, national_length)) = PLANS.iter().find(|(code, _, _)| *code == country) else {

@@ -18,6 +18,7 @@ pub const CHARGE_SUCCESS: &str = "charge.success";
 
 /// A parsed notification. Unverified: its content proves nothing about payment.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct WebhookEvent {
     /// The event name (`charge.success`).
     pub event: String,
@@ -27,8 +28,9 @@ pub struct WebhookEvent {
     pub raw_json: String,
 }
 
-/// What to do with a notification, and how to answer it.
+/// What to do with a notification, and how to answer it (`http_status()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum WebhookDecision {
     /// Verified paid, in full, for this order: fulfil it (idempotently: deliveries repeat).
     Fulfil {
@@ -84,7 +86,7 @@ impl WebhookDecisionKind {
 
     /// The HTTP status to answer with: 200 when acknowledged, 503 to ask for a redelivery,
     /// 400 for a notification that is not genuine or well-formed.
-    pub fn http_status(self) -> u16 {
+    pub fn http_status(self) -> i32 {
         match self {
             Self::Fulfil | Self::Investigate | Self::Ignore => 200,
             Self::RetryLater => 503,
@@ -104,14 +106,18 @@ impl WebhookDecision {
             Self::Reject { .. } => WebhookDecisionKind::Reject,
         }
     }
+}
 
+#[cfg_attr(feature = "uniffi", uniffi::export)]
+impl WebhookDecision {
     /// Whether to answer HTTP 200 (the service then stops delivering this notification).
     pub fn acknowledge(&self) -> bool {
         self.kind().acknowledge()
     }
 
-    /// The HTTP status to answer with (see [`WebhookDecisionKind::http_status`]).
-    pub fn http_status(&self) -> u16 {
+    /// The HTTP status to answer the notification with: 200 when acknowledged, 503 to ask for
+    /// a redelivery, 400 for a notification that is not genuine or well-formed.
+    pub fn http_status(&self) -> i32 {
         self.kind().http_status()
     }
 }
@@ -129,7 +135,8 @@ struct NotificationData {
     reference: Option<String>,
 }
 
-/// Parses a notification without verifying anything. Errors are `InvalidInput` on `webhook`.
+/// Parses a notification without verifying anything (to find the order to expect). Errors are
+/// `InvalidInput` on `webhook`.
 pub fn parse_webhook_event(body: &[u8]) -> Result<WebhookEvent> {
     let reject = |reason: String| SikaError::invalid_input("webhook", reason);
     if body.len() > MAX_WEBHOOK_BYTES {

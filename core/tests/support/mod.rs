@@ -73,27 +73,26 @@ impl Sandbox {
         BlockingClient::new(self.config()).expect("blocking client")
     }
 
+    /// Calls one operation of the control API as `tests/fixtures/sandbox_control.json` lists
+    /// it (shared by every language's suite); panics with the body on any other status.
+    /// Returns the envelope's `data`.
+    pub fn control(&self, operation: &str, reference: Option<&str>, body: Option<&str>) -> Value {
+        control(&self.url, operation, reference, body)
+    }
+
     /// Seeds a transaction object (JSON text), stored and served byte for byte as given.
     pub fn seed_transaction(&self, object: &str) {
-        ureq::post(format!("{}/__sandbox/transactions", self.url))
-            .header("content-type", "application/json")
-            .send(object)
-            .expect("seed");
+        self.control("seed_transaction", None, Some(object));
     }
 
     /// Sets a transaction's status.
     pub fn set_status(&self, reference: &str, status: &str) {
-        let path = percent_encoding::utf8_percent_encode(reference, percent_encoding::NON_ALPHANUMERIC);
-        ureq::post(format!("{}/__sandbox/transactions/{path}/status", self.url))
-            .send_json(serde_json::json!({ "status": status }))
-            .expect("set status");
+        self.control("set_status", Some(reference), Some(&serde_json::json!({ "status": status }).to_string()));
     }
 
     /// The API requests the sandbox received, as `{method, path, query, authorized}` objects.
     pub fn requests(&self) -> Vec<Value> {
-        let mut response = ureq::get(format!("{}/__sandbox/requests", self.url)).call().expect("request log");
-        let body: Value = response.body_mut().read_json().expect("json");
-        body["data"].as_array().cloned().unwrap_or_default()
+        self.control("requests", None, None).as_array().cloned().unwrap_or_default()
     }
 
     /// Makes the next `count` API requests under `path` fail as `kind` (and `options`) say.
@@ -102,11 +101,11 @@ impl Sandbox {
         if let (Some(fault), Value::Object(options)) = (fault.as_object_mut(), options) {
             fault.extend(options);
         }
-        ureq::post(format!("{}/__sandbox/faults", self.url)).send_json(fault).expect("fault");
+        self.control("add_fault", None, Some(&fault.to_string()));
     }
 
     pub fn clear_requests(&self) {
-        ureq::delete(format!("{}/__sandbox/requests", self.url)).call().expect("clear log");
+        self.control("clear_requests", None, None);
     }
 
     /// The sandbox's TCP connection counts (`GET /__sandbox/connections`).
@@ -144,9 +143,7 @@ pub struct Connections {
 
 /// Reads the connection counts of the sandbox at `url`.
 pub fn connections(url: &str) -> Connections {
-    let mut response = ureq::get(format!("{url}/__sandbox/connections")).call().expect("connection counts");
-    let body: Value = response.body_mut().read_json().expect("json");
-    let counts = &body["data"];
+    let counts = control(url, "connections", None, None);
     Connections {
         open: counts["open"].as_u64().expect("open is a count"),
         accepted: counts["accepted"].as_u64().expect("accepted is a count"),
@@ -165,16 +162,52 @@ pub fn poll_until<T>(within: Duration, mut read: impl FnMut() -> T, done: impl F
     }
 }
 
-/// A complete transaction object as the service sends it (JSON text, amount written as given).
+/// A JSON file of the shared `tests/fixtures/` directory, which every language's suite reads.
+pub fn fixture(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// One control API operation of the sandbox at `url` (see [`Sandbox::control`]).
+pub fn control(url: &str, operation: &str, reference: Option<&str>, body: Option<&str>) -> Value {
+    let operations = fixture("sandbox_control.json");
+    let spec = &operations["operations"][operation];
+    let (method, template) = (spec["method"].as_str(), spec["path"].as_str());
+    let (Some(method), Some(template)) = (method, template) else { panic!("no control operation `{operation}`") };
+    let path = match reference {
+        Some(reference) => {
+            let segment = percent_encoding::utf8_percent_encode(reference, percent_encoding::NON_ALPHANUMERIC);
+            template.replace("{reference}", &segment.to_string())
+        }
+        None => template.to_owned(),
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let address = format!("{url}{path}");
+    let sent = match (method, body) {
+        ("GET", _) => agent.get(&address).call(),
+        ("DELETE", _) => agent.delete(&address).call(),
+        ("POST", body) => agent.post(&address).header("content-type", "application/json").send(body.unwrap_or("")),
+        (other, _) => panic!("control operation `{operation}`: method {other}"),
+    };
+    let mut response = sent.unwrap_or_else(|e| panic!("{operation}: {e}"));
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().expect("control answer");
+    assert_eq!(Some(u64::from(status)), spec["expect"].as_u64(), "{operation} {path}: {text}");
+    serde_json::from_str::<Value>(&text).expect("JSON envelope")["data"].take()
+}
+
+/// The seeded transaction every suite uses (`tests/fixtures/seeded_transaction.json`), as the
+/// service sends it: JSON text with the amount written as given (`100.10` stays `100.10`).
 pub fn transaction_object(reference: &str, status: &str, amount: &str) -> String {
-    format!(
-        r#"{{"id":7,"domain":"test","amount":{amount},"currency":"GHS","due_date":null,"has_invoice":false,
-        "invoice_number":null,"description":null,"tx_ref":{reference},"gw_ref":"GW-SEED","status":"{status}",
-        "payment_type":"mobile_money","created_at":"2024-05-01T12:00:00.000Z","updated_at":"2024-05-01T12:00:00.000Z",
-        "customer":{{"id":1,"name":"Ama","phone_number":"+233244123456","email":"ama@example.com",
-        "created_at":"2024-04-01T09:00:00.000Z","updated_at":"2024-04-01T09:00:00.000Z"}},"meta":{{"custom_fields":[]}}}}"#,
-        reference = Value::from(reference)
-    )
+    let seeded = fixture("seeded_transaction.json");
+    let placeholders = &seeded["placeholders"];
+    let placeholder = |name: &str| placeholders[name].as_str().expect("placeholder").to_owned();
+    seeded["object"]
+        .to_string()
+        .replace(&placeholder("reference"), &Value::from(reference).to_string())
+        .replace(&placeholder("status"), &Value::from(status).to_string())
+        .replace(&placeholder("amount"), amount)
 }
 
 /// Verifies until the status is final or `limit` passes; returns the last transaction.

@@ -7,10 +7,15 @@ use std::sync::Once;
 /// How much the SDK logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
 pub enum LogLevel {
+    /// Errors only.
     Error,
+    /// Also each retry of a read, with its cause.
     Warn,
+    /// Also each charge sent (phone number masked).
     Info,
+    /// Also one line per request: method, path, outcome, time.
     Debug,
+    /// Everything the SDK logs.
     Trace,
 }
 

@@ -1,0 +1,53 @@
+//! Client configuration as foreign code builds it.
+
+use std::sync::Arc;
+
+use super::unsigned;
+use crate::error::Result;
+use crate::secret::SecretKey;
+
+/// Settings of a client. Unset optional values take the core's defaults.
+#[derive(uniffi::Record)]
+pub struct ClientConfig {
+    /// Your secret key; server-side only. An opaque object: it never prints.
+    pub secret_key: Arc<SecretKey>,
+    /// `https://...`; plain `http` only for loopback hosts (the sandbox).
+    pub base_url: String,
+    /// Budget of a whole call, retries included. Default 30000.
+    #[uniffi(default = None)]
+    pub timeout_ms: Option<i64>,
+    /// Budget for opening a connection. Default 10000.
+    #[uniffi(default = None)]
+    pub connect_timeout_ms: Option<i64>,
+    /// Retries of reads after connection errors, 5xx and 429. Default 2. Charges are never retried.
+    #[uniffi(default = None)]
+    pub max_retries: Option<i32>,
+    /// Reuse of a country's bank list, in seconds. Default 3600; 0 turns it off.
+    #[uniffi(default = None)]
+    pub bank_cache_ttl_seconds: Option<i64>,
+    /// Appended to the User-Agent to name your application.
+    #[uniffi(default = None)]
+    pub user_agent_suffix: Option<String>,
+}
+
+impl TryFrom<ClientConfig> for crate::ClientConfig {
+    type Error = crate::SikaError;
+
+    fn try_from(config: ClientConfig) -> Result<Self> {
+        let mut core = Self::new(SecretKey::clone(&config.secret_key), config.base_url);
+        if let Some(value) = config.timeout_ms {
+            core.timeout_ms = unsigned("timeout_ms", value)?;
+        }
+        if let Some(value) = config.connect_timeout_ms {
+            core.connect_timeout_ms = unsigned("connect_timeout_ms", value)?;
+        }
+        if let Some(value) = config.max_retries {
+            core.max_retries = unsigned("max_retries", value.into())?;
+        }
+        if let Some(value) = config.bank_cache_ttl_seconds {
+            core.bank_cache_ttl_seconds = unsigned("bank_cache_ttl_seconds", value)?;
+        }
+        core.user_agent_suffix = config.user_agent_suffix;
+        Ok(core)
+    }
+}
