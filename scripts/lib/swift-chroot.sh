@@ -68,8 +68,6 @@ swift_package_prepare() {
   [[ "$library" == "$ROOT/"* ]] || die "the library ($library) must be inside the repo, which the chroot sees"
   # shellcheck disable=SC2034 # read by the calling script
   SIKA_FFI_LIB_DIR="$(dirname "$library")"
-  # Task cancellation reaches Rust (UniFFI 0.32's Swift does not pass it on by itself).
-  python3 "$SWIFT_PACKAGE_DIR/patch-task-cancellation.py" "$generated/Sika.swift"
   mkdir -p "$SWIFT_PACKAGE_DIR/Sources/SikaFFI"
   _swift_install_if_changed "$generated/SikaFFI.h" "$SWIFT_PACKAGE_DIR/Sources/SikaFFI/SikaFFI.h"
   # SwiftPM reads a system library's module map only under this exact name.

@@ -1,0 +1,54 @@
+//! Sika's patches of the generated bindings, one module per language, listed in ADR 0009.
+//! They change presentation and plumbing only; every behaviour stays in the Rust core.
+
+mod kotlin;
+mod python;
+mod swift;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A language's patches: the generated file's text in, the patched text or why not out.
+type Patch = fn(String) -> Result<String, String>;
+
+/// Patches the one file UniFFI generated for `language` under `out_dir`.
+pub fn apply(language: &str, out_dir: &Path) -> Result<(), String> {
+    let (extension, patch): (&str, Patch) = match language {
+        "python" => ("py", python::patch),
+        "kotlin" => ("kt", kotlin::patch),
+        "swift" => ("swift", swift::patch),
+        other => return Err(format!("no patches for language `{other}`")),
+    };
+    let mut files = Vec::new();
+    find_files(out_dir, extension, &mut files).map_err(|e| format!("reading {}: {e}", out_dir.display()))?;
+    let [file] = files.as_slice() else {
+        return Err(format!(
+            "expected one generated .{extension} file in {}, found {}",
+            out_dir.display(),
+            files.len()
+        ));
+    };
+    let text = fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+    let patched = patch(text).map_err(|e| format!("{language} patch of {}: {e}", file.display()))?;
+    fs::write(file, patched).map_err(|e| format!("writing {}: {e}", file.display()))
+}
+
+fn find_files(dir: &Path, extension: &str, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            find_files(&path, extension, found)?;
+        } else if path.extension().is_some_and(|e| e == extension) {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Replaces `old` with `new`, which must occur exactly `expected` times: the shape check.
+fn replace_exactly(text: &str, old: &str, new: &str, expected: usize, what: &str) -> Result<String, String> {
+    match text.matches(old).count() {
+        found if found == expected => Ok(text.replace(old, new)),
+        found => Err(format!("expected {expected} of {what} in the generated code, found {found}")),
+    }
+}
