@@ -1,6 +1,6 @@
 """docs/openapi.yaml against itself and against the spec, without a server: every example
 validates against its schema (Prism serves them as they are), and the document has exactly
-the fields, statuses and error messages of shared/spec/service-interface.md.
+the fields, statuses and error messages of docs/spec/service-interface.md.
 
 Run by scripts/test-contract with the contract venv's pytest (PyYAML and jsonschema_rs come
 with Schemathesis)."""
@@ -76,7 +76,7 @@ def test_every_example_is_valid(where, schema, value):
     assert not errors, f"{where}: {errors}"
 
 
-# The spec's tables (shared/spec/service-interface.md), written out once more here.
+# The spec's tables (docs/spec/service-interface.md), written out once more here.
 
 SPEC_FIELDS = {
     "MobileMoneyProvider": [
