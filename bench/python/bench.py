@@ -271,11 +271,11 @@ def bench_all(args: argparse.Namespace) -> None:
 
     # The floor under any generated call: one ctypes call of an argument-less C function of the
     # same library (UniFFI's contract-version check), with nothing lowered, lifted or checked.
-    bare_ctypes_call = sika._ffi.sika_ffi._UniffiLib.ffi_sika_ffi_uniffi_contract_version
+    bare_ctypes_call = sika._ffi.sika_ffi._UniffiLib.ffi_sika_core_uniffi_contract_version
 
     for _ in range(rounds):
-        emit("py_ffi_call", "sika.is_final (FFI)", "us/call", per_call_us(lambda: sika.is_final(status), ffi_calls))
-        emit("py_ffi_call", "sika.merchant_action (FFI)", "us/call", per_call_us(lambda: sika.merchant_action(status), ffi_calls))
+        emit("py_ffi_call", "TransactionStatus.is_final (FFI)", "us/call", per_call_us(lambda: status.is_final(), ffi_calls))
+        emit("py_ffi_call", "TransactionStatus.merchant_action (FFI)", "us/call", per_call_us(lambda: status.merchant_action(), ffi_calls))
         emit("py_ffi_call", "pure-Python is_final", "us/call", per_call_us(lambda: python_is_final("pending"), ffi_calls))
         emit("py_ffi_call", "bare ctypes call into the library (no UniFFI code)", "us/call", per_call_us(bare_ctypes_call, ffi_calls))
 

@@ -99,7 +99,7 @@ async def run() -> None:
         print(f"   confirmed: {check.transaction.amount} {check.transaction.currency} paid: ship the order")
     else:
         print(f"   not confirmed ({type(check).__name__}): do not ship")
-    action = sika.merchant_action(transaction.status)
+    action = transaction.status.merchant_action()
     print(f"   merchant action: {action.name}")
 
     if webhook_port:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import decimal
 import json
 import os
+import re
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -19,6 +22,19 @@ from sika import BlockingClient, ChargeRequest, Client, ClientConfig, SecretKey
 KEY = "sk_test_canary_7c2e4f1a"
 
 FIXTURES_DIR = Path(__file__).resolve().parents[3] / "tests" / "fixtures"
+
+# The control API's operations and the seeded transaction, shared by every language's suite.
+CONTROL_OPERATIONS = json.loads((FIXTURES_DIR / "sandbox_control.json").read_text())["operations"]
+SEEDED_TRANSACTION = json.loads((FIXTURES_DIR / "seeded_transaction.json").read_text())
+# What the seeded transaction decodes to (epoch milliseconds, gateway reference, customer).
+SEEDED_EXPECTED = SEEDED_TRANSACTION["expected"]
+
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def epoch_ms(moment: datetime.datetime) -> int:
+    # Integer arithmetic on timedelta: exact, no float rounding.
+    return (moment - EPOCH) // datetime.timedelta(milliseconds=1)
 
 
 class Sandbox:
@@ -58,49 +74,69 @@ class Sandbox:
     def blocking_client(self, **settings) -> BlockingClient:
         return BlockingClient(self.config(**settings))
 
-    # The control API (plain HTTP, no auth).
+    # The control API (plain HTTP, no auth), as tests/fixtures/sandbox_control.json lists it.
 
-    def _control(self, method: str, path: str, body: str | None = None) -> dict:
+    def control(self, operation: str, reference: str | None = None, body: str | dict | None = None):
+        """Calls one control operation and returns the answer's `data` (None when it has none).
+        `reference` fills the path's one segment; a `str` body is sent as it is, so a seeded
+        transaction keeps every number's text, and a `dict` as JSON. Any status but the one the
+        operation's success answers fails the test with the body."""
+        spec = CONTROL_OPERATIONS[operation]
+        path = spec["path"]
+        if ("{reference}" in path) != (reference is not None):
+            raise ValueError(f"control operation {operation} ({path}) given reference={reference!r}")
+        if reference is not None:
+            path = path.replace("{reference}", urllib.parse.quote(reference, safe=""))
+        if isinstance(body, dict):
+            body = json.dumps(body)
         request = urllib.request.Request(
-            self.url + "/__sandbox" + path,
+            self.url + path,
             data=None if body is None else body.encode(),
-            method=method,
+            method=spec["method"],
             headers={"content-type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return json.loads(response.read())
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                status, answer = response.status, response.read()
+        except urllib.error.HTTPError as error:  # urllib raises for every 4xx and 5xx
+            status, answer = error.code, error.read()
+        if status != spec["expect"]:
+            raise AssertionError(
+                f"sandbox control {operation} ({spec['method']} {path}): HTTP {status}, "
+                f"expected {spec['expect']}: {answer.decode(errors='replace')}"
+            )
+        return json.loads(answer).get("data")
 
     def seed_transaction(self, object_text: str) -> None:
         """Stores a transaction object, sent as text so every number keeps its exact text."""
-        self._control("POST", "/transactions", object_text)
+        self.control("seed_transaction", body=object_text)
 
     def set_status(self, reference: str, status: str) -> None:
-        path = "/transactions/" + urllib.parse.quote(reference, safe="") + "/status"
-        self._control("POST", path, json.dumps({"status": status}))
+        self.control("set_status", reference=reference, body={"status": status})
 
     def requests(self) -> list[dict]:
         """The API requests received: `{method, path (as on the wire), query, authorized}`."""
-        return self._control("GET", "/requests")["data"]
+        return self.control("requests")
 
     def clear_requests(self) -> None:
-        self._control("DELETE", "/requests")
+        self.control("clear_requests")
 
     def settings(self, **settings) -> None:
         """Changes the sandbox's runtime settings (webhook_url, webhook_repeat, confirm_after_ms)."""
-        self._control("POST", "/settings", json.dumps(settings))
+        self.control("change_settings", body=settings)
 
     def webhooks(self) -> list[dict]:
         """The webhook deliveries attempted: `{reference, delivered, event, url, http_status, error}`."""
-        return self._control("GET", "/webhooks")["data"]
+        return self.control("webhooks")
 
     def connections(self) -> dict:
         """`{"open": N, "accepted": M}`: TCP connections open now (this request's own included)
         and accepted since the sandbox started."""
-        return self._control("GET", "/connections")["data"]
+        return self.control("connections")
 
     def fault(self, path: str, kind: str, count: int = 1, **options) -> None:
         """Makes the next `count` API requests under `path` fail as `kind` describes."""
-        self._control("POST", "/faults", json.dumps({"path": path, "kind": kind, "count": count, **options}))
+        self.control("add_fault", body={"path": path, "kind": kind, "count": count, **options})
 
 
 class AwaitableBlockingClient:
@@ -120,17 +156,24 @@ class AwaitableBlockingClient:
 
 
 def transaction_object(reference: str, status: str, amount: str, gateway_field: str = "gw_ref") -> str:
-    """A complete transaction object as the service sends it, as JSON text (amount as given)."""
-    return (
-        '{"id":7,"domain":"test","amount":' + amount + ',"currency":"GHS","due_date":null,'
-        '"has_invoice":false,"invoice_number":null,"description":null,'
-        '"tx_ref":' + json.dumps(reference) + ',"' + gateway_field + '":"GW-SEED",'
-        '"status":' + json.dumps(status) + ',"payment_type":"mobile_money",'
-        '"created_at":"2024-05-01T12:00:00.250Z","updated_at":"2024-05-01T12:03:20.500Z",'
-        '"customer":{"id":1,"name":"Ama","phone_number":"+233244123456","email":"ama@example.com",'
-        '"created_at":"2024-04-01T09:00:00.000Z","updated_at":"2024-04-01T09:00:00.000Z"},'
-        '"meta":{"custom_fields":[]}}'
-    )
+    """The seeded transaction of tests/fixtures/seeded_transaction.json as JSON text, with its
+    placeholders filled (the amount as raw number text, so `100.10` stays `100.10` on the wire)
+    and its gateway reference under `gateway_field` instead of `gw_ref`."""
+    template = json.dumps(SEEDED_TRANSACTION["object"], separators=(",", ":"))
+    placeholders = SEEDED_TRANSACTION["placeholders"]
+    replacements = {
+        '"gw_ref":': json.dumps(gateway_field) + ":",
+        placeholders["reference"]: json.dumps(reference),
+        placeholders["status"]: json.dumps(status),
+        placeholders["amount"]: amount,
+    }
+    for old in replacements:
+        # Exactly once: a changed fixture fails here rather than seeding something else.
+        if template.count(old) != 1:
+            raise AssertionError(f"seeded_transaction.json: expected one {old} in {template}")
+    # One pass, so a value that looks like a placeholder is never replaced in turn.
+    pattern = re.compile("|".join(re.escape(old) for old in replacements))
+    return pattern.sub(lambda found: replacements[found.group()], template)
 
 
 def charge(reference: str, phone: str = "+233244125678", amount: str = "20", **changes) -> ChargeRequest:

@@ -1,5 +1,7 @@
-"""The shared bad-input matrix (tests/fixtures/bad_inputs.json): each input gets a typed error
-before anything is sent, or a correct, path-safe request and the service's typed answer."""
+"""B30: the shared bad-input matrix (tests/fixtures/bad_inputs.json): each input gets a typed
+error before anything is sent, or a correct, path-safe request and the service's typed answer.
+And the settings: the FFI's integers are signed (Java has no unsigned ones), so a negative
+timeout, retry count, TTL or wait option is an `InvalidInput` naming it, checked in Rust."""
 
 import json
 from decimal import Decimal, InvalidOperation
@@ -10,6 +12,8 @@ import sika
 from support import FIXTURES_DIR, KEY
 
 MATRIX = json.loads((FIXTURES_DIR / "bad_inputs.json").read_text())["cases"]
+CLIENT_SETTINGS = ["timeout_ms", "connect_timeout_ms", "max_retries", "bank_cache_ttl_seconds"]
+AWAIT_OPTIONS = ["initial_delay_ms", "interval_ms", "max_interval_ms", "timeout_ms"]
 
 
 def text(value) -> str:
@@ -55,7 +59,7 @@ def run(sandbox, client, case) -> None:
 
 
 @pytest.mark.parametrize("case", MATRIX, ids=lambda case: f"{case['operation']}-{case['note']}")
-def test_bad_input(sandbox, case):
+def test_b30_bad_input(sandbox, case):
     client = sandbox.blocking_client(bank_cache_ttl_seconds=0)
     expect = case["expect"]
     if "invalid_input" in expect:
@@ -78,3 +82,19 @@ def test_bad_input(sandbox, case):
             assert (sent["path"], sent["query"]) == (expect["sent_path"], None)
         if "sent_query" in expect:
             assert sent["query"] == expect["sent_query"]
+
+
+@pytest.mark.parametrize("client_type", [sika.Client, sika.BlockingClient])
+@pytest.mark.parametrize("setting", CLIENT_SETTINGS)
+def test_b30_a_negative_client_setting_is_invalid_input_naming_it(sandbox, client_type, setting):
+    with pytest.raises(sika.SikaError.InvalidInput) as raised:
+        client_type(sandbox.config(**{setting: -1}))
+    assert (raised.value.field, raised.value.reason) == (setting, "must not be negative")
+
+
+@pytest.mark.parametrize("option", AWAIT_OPTIONS)
+async def test_b30_a_negative_await_option_is_invalid_input_and_sends_nothing(sandbox, client, option):
+    with pytest.raises(sika.SikaError.InvalidInput) as raised:
+        await client.await_final_status("ORDER-1", sika.AwaitOptions(**{option: -1}))
+    assert (raised.value.field, raised.value.reason) == (option, "must not be negative")
+    assert sandbox.requests() == [], "a wait with a negative option reached the service"

@@ -19,10 +19,8 @@ from sika import (
     SikaError,
     TransactionStatus,
     countries,
-    is_final,
-    merchant_action,
 )
-from support import charge, transaction_object
+from support import SEEDED_EXPECTED, charge, epoch_ms, transaction_object
 
 GHANA_PROVIDER_CODES = {"MTN", "VODAFONE", "AIRTELTIGO"}  # sandbox fact
 
@@ -99,12 +97,16 @@ async def test_b09_a_seeded_transaction_decodes_exactly(client, sandbox):
     assert isinstance(transaction.amount, decimal.Decimal)
     assert str(transaction.amount) == "100.10", "the scale is kept"
     assert transaction.amount == seeded["amount"]
-    assert transaction.gateway_ref == seeded["xyz_ref"]
+    assert transaction.gateway_ref == SEEDED_EXPECTED["gateway_ref"]
     assert transaction.status == TransactionStatus.SUCCESSFUL()
     assert transaction.payment_type == PaymentType.MOBILE_MONEY()
     for field in ["created_at", "updated_at"]:
-        expected = datetime.datetime.fromisoformat(seeded[field].replace("Z", "+00:00"))
-        assert getattr(transaction, field) == expected, field  # aware UTC, to the millisecond
+        moment = getattr(transaction, field)
+        assert moment.utcoffset() == datetime.timedelta(0), f"{field} is aware UTC"
+        assert epoch_ms(moment) == SEEDED_EXPECTED[f"{field}_epoch_ms"], field  # to the millisecond
+    customer = transaction.customer
+    assert customer.phone_number == SEEDED_EXPECTED["customer_phone_number"]
+    assert customer.email == SEEDED_EXPECTED["customer_email"]
     assert json.loads(transaction.raw_json) == json.loads(text), "raw_json is the object as sent"
     assert '"amount":100.10' in transaction.raw_json, "raw_json keeps the number text"
 
@@ -120,8 +122,8 @@ async def test_b10_success_is_unknown_and_never_paid(client, sandbox):
     sandbox.seed_transaction(transaction_object("ORDER-WORD", "success", "10"))
     transaction = await client.verify_transaction("ORDER-WORD")
     assert transaction.status == TransactionStatus.UNKNOWN(value="success")
-    assert merchant_action(transaction.status) == MerchantAction.INVESTIGATE
-    assert not is_final(transaction.status)
+    assert transaction.status.merchant_action() == MerchantAction.INVESTIGATE
+    assert not transaction.status.is_final()
 
 
 async def rejected_field(call) -> str:
@@ -164,7 +166,7 @@ async def wait_for_final(client, reference, limit_seconds=5.0):
     deadline = time.monotonic() + limit_seconds
     while True:
         transaction = await client.verify_transaction(reference)
-        if is_final(transaction.status) or time.monotonic() > deadline:
+        if transaction.status.is_final() or time.monotonic() > deadline:
             return transaction
         await asyncio.sleep(0.05)
 

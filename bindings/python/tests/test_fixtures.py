@@ -1,7 +1,6 @@
 """B01: every recorded response of tests/fixtures/ decodes to its expected values, through
 the same core decoding the clients use (core/tests/fixtures.rs is the Rust twin)."""
 
-import datetime
 import enum
 import json
 
@@ -13,18 +12,10 @@ from sika import (
     decode_charge_response,
     decode_providers_response,
     decode_transaction_response,
-    is_final,
-    merchant_action,
 )
-from support import FIXTURES_DIR
+from support import FIXTURES_DIR, epoch_ms
 
 CASES = json.loads((FIXTURES_DIR / "cases.json").read_text())["cases"]
-EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-
-
-def epoch_ms(moment: datetime.datetime) -> int:
-    # Integer arithmetic on timedelta: exact, no float rounding.
-    return (moment - EPOCH) // datetime.timedelta(milliseconds=1)
 
 
 def camel(name: str) -> str:
@@ -75,7 +66,7 @@ def transaction_json(t):
             {"display_name": f.display_name, "variable_name": f.variable_name, "value": f.value}
             for f in t.custom_fields
         ],
-        "merchant_action": kind(merchant_action(t.status)), "is_final": is_final(t.status),
+        "merchant_action": kind(t.status.merchant_action()), "is_final": t.status.is_final(),
     }  # fmt: skip
 
 

@@ -1,8 +1,12 @@
-"""B11: what to do for every status; B20: the country table. Pure core logic, no sandbox."""
+"""B11: what to do for every status; B20: the country table; the core's documentation as the
+package's docstrings. Pure core logic, no sandbox."""
+
+import inspect
 
 import pytest
 
-from sika import MerchantAction, TransactionStatus, countries, is_final, merchant_action
+import sika
+from sika import MerchantAction, TransactionStatus, countries
 
 # The product contract (README "Statuses and what to do").
 STATUSES = [
@@ -17,10 +21,11 @@ STATUSES = [
 ]
 
 
-@pytest.mark.parametrize(("status", "action", "final"), STATUSES, ids=[str(s) for s, _, _ in STATUSES])
+# str() of a status is the service's text; repr() keeps the empty one visible as ''.
+@pytest.mark.parametrize(("status", "action", "final"), STATUSES, ids=[repr(str(s)) for s, _, _ in STATUSES])
 def test_b11_merchant_action_and_finality_of_every_status(status, action, final):
-    assert merchant_action(status) == action
-    assert is_final(status) is final
+    assert status.merchant_action() == action
+    assert status.is_final() is final
 
 
 def test_b11_the_table_covers_every_status_and_action():
@@ -39,3 +44,20 @@ def test_b20_five_countries_and_nigeria_has_banks_only():
     for code, country in table.items():
         assert country.mobile_money, code
         assert country.bank_account_type.is_account_number(), code
+
+
+# Phrases of the core's doc comments (core/src/status.rs, core/src/models/transaction.rs,
+# core/src/error.rs), which UniFFI copies into the generated classes and methods.
+CORE_DOCS = [
+    (sika.TransactionStatus, "The status of a transaction, as reported by verification."),
+    (sika.TransactionStatus.is_final, "Whether the status will not change by waiting"),
+    (sika.TransactionStatus.merchant_action, "What the merchant should do, as the service documents it."),
+    (sika.Customer, "The customer of a transaction."),
+    (sika.Transaction, "A transaction, as verification reports it."),
+    (sika.SikaError, "Messages never contain the secret key."),
+]
+
+
+@pytest.mark.parametrize(("documented", "phrase"), CORE_DOCS, ids=[d.__qualname__ for d, _ in CORE_DOCS])
+def test_b35_the_core_doc_comments_are_the_docstrings(documented, phrase):
+    assert phrase in inspect.getdoc(documented)

@@ -1,8 +1,9 @@
 """Sika: mobile money and bank payments for Ghana, Kenya, Uganda, Tanzania and Nigeria.
 
 Everything comes from the Rust core through the bindings UniFFI generates into
-``sika._ffi``; this module re-exports every name they export, with one piece of Python
-idiom: ``str(error)`` of every ``SikaError`` is the core's message.
+``sika._ffi``; this module re-exports every name they export. The core's doc comments are
+the docstrings, and ``str(error)`` of every ``SikaError`` is the core's message (a checked
+patch of the generated code, applied by the project's ``uniffi-bindgen``).
 
 ``Client`` methods are coroutines; ``BlockingClient`` has the same methods as plain calls
 that release the GIL while they wait. Amounts are ``decimal.Decimal``, timestamps are
@@ -18,13 +19,3 @@ from ._ffi.sika_ffi import *  # noqa: F403  (the exported names; __all__ below l
 # detail), so names the core adds later appear here without an edit.
 __all__ = [name for name in _generated.__all__ if not name.endswith("Protocol")]
 __version__ = _version("sika")
-
-
-def _core_message(error: _generated.SikaError) -> str:
-    # The generated variants leave `str()` empty (or a field dump); the exported `message()`
-    # is the core's text. Looked up on the class because the `Api` variant's `message`
-    # field is an instance attribute that hides the method.
-    return type(error).message(error)
-
-
-_generated.SikaError.__str__ = _core_message

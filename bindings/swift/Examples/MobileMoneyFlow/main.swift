@@ -44,9 +44,9 @@ func run() async throws {
     }
 
     print("3. Waiting for the customer to answer the USSD prompt...")
-    // The task-aware wait (Client+TaskCancellation.swift): cancelling this Task stops it too.
+    // Cancelling the Task running this wait would stop it too (CancellationError).
     let options = AwaitOptions(initialDelayMs: 1000, intervalMs: 500, maxIntervalMs: 2000, timeoutMs: 60_000)
-    let transaction = try await client.awaitFinalStatus(reference, options: options)
+    let transaction = try await client.awaitFinalStatus(reference: reference, options: options)
     print("   final status: \(transaction.status)")
 
     print("4. Confirming the payment against the order:")
@@ -60,7 +60,7 @@ func run() async throws {
     case .mismatch(_, let field, let expected, let actual):
         print("   not confirmed (\(field) is \(actual), the order says \(expected)): do not ship; investigate")
     }
-    print("   merchant action: \(transaction.status.merchantAction)")
+    print("   merchant action: \(transaction.status.merchantAction())")
 }
 
 do {

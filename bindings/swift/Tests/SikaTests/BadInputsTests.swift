@@ -5,7 +5,8 @@ import XCTest
 /// B30: the shared bad-input matrix (tests/fixtures/bad_inputs.json). Each input gets its typed
 /// error with nothing sent, or exactly the path-safe request and the service's typed answer.
 /// Mirrors core/tests/bad_inputs.rs and bindings/python/tests/test_bad_inputs.py, through the
-/// async and the blocking client; plus Swift's own Decimal.nan.
+/// async and the blocking client; plus Swift's own Decimal.nan, and negative values of the
+/// signed settings of ClientConfig and AwaitOptions.
 final class BadInputsTests: XCTestCase {
     var sandbox: Sandbox!
 
@@ -178,6 +179,80 @@ final class BadInputsTests: XCTestCase {
             let result = await run(row, client)
             try await check(row, result, via: "blocking")
         }
+    }
+
+    /// ClientConfig's integer settings are signed in Swift (as every binding's are: Java has no
+    /// unsigned integers); the core checks them once. A negative one is InvalidInput naming the
+    /// setting, from both client initialisers.
+    func testB30ANegativeClientSettingIsInvalidInputNamingTheSetting() throws {
+        var cases: [(label: String, field: String, config: ClientConfig)] = []
+        func negative(_ field: String, _ value: some BinaryInteger, _ change: (inout ClientConfig) -> Void) {
+            var config = sandbox.config()
+            change(&config)
+            cases.append(("\(field) = \(value)", field, config))
+        }
+        for value: Int64 in [-1, .min] {
+            negative("timeout_ms", value) { $0.timeoutMs = value }
+            negative("connect_timeout_ms", value) { $0.connectTimeoutMs = value }
+            negative("bank_cache_ttl_seconds", value) { $0.bankCacheTtlSeconds = value }
+        }
+        for value: Int32 in [-1, .min] {
+            negative("max_retries", value) { $0.maxRetries = value }
+        }
+        for (label, field, config) in cases {
+            let errors = [
+                ("Client", sikaError(blocking: { try Client(config: config) })),
+                ("BlockingClient", sikaError(blocking: { try BlockingClient(config: config) })),
+            ]
+            for (client, error) in errors {
+                assertNegative(error, field: field, "\(client), \(label)")
+            }
+        }
+    }
+
+    /// AwaitOptions likewise: a negative field is InvalidInput from awaitFinalStatus, of either
+    /// client, before anything is sent.
+    func testB30ANegativeAwaitOptionIsInvalidInputAndSendsNothing() async throws {
+        // Paid already: a wait that let a negative option through would end at its first check.
+        try await sandbox.seedTransaction(transactionObject(reference: "NEGATIVE-WAIT", status: "successful", amount: "10"))
+        try await sandbox.clearRequests()
+        let valid = AwaitOptions(initialDelayMs: 0, intervalMs: 50, maxIntervalMs: 50, timeoutMs: 5_000)
+        var cases: [(label: String, field: String, options: AwaitOptions)] = []
+        for value: Int64 in [-1, .min] {
+            func negative(_ field: String, _ change: (inout AwaitOptions) -> Void) {
+                var options = valid
+                change(&options)
+                cases.append(("\(field) = \(value)", field, options))
+            }
+            negative("initial_delay_ms") { $0.initialDelayMs = value }
+            negative("interval_ms") { $0.intervalMs = value }
+            negative("max_interval_ms") { $0.maxIntervalMs = value }
+            negative("timeout_ms") { $0.timeoutMs = value }
+        }
+        let client = try sandbox.client()
+        let blocking = try sandbox.blockingClient()
+        for (label, field, options) in cases {
+            let viaClient = await sikaError { try await client.awaitFinalStatus(reference: "NEGATIVE-WAIT", options: options) }
+            assertNegative(viaClient, field: field, "Client, \(label)")
+            let viaBlocking = sikaError(blocking: { try blocking.awaitFinalStatus(reference: "NEGATIVE-WAIT", options: options) })
+            assertNegative(viaBlocking, field: field, "BlockingClient, \(label)")
+        }
+        let sent = try await sandbox.requests()
+        XCTAssertEqual(sent, [], "a wait with a negative option reached the service")
+        // The same wait with valid options ends at once: the rejections above were the options'.
+        let paid = try await client.awaitFinalStatus(reference: "NEGATIVE-WAIT", options: valid)
+        XCTAssertEqual(paid.status, .successful)
+    }
+
+    /// The core's one answer to a negative setting: InvalidInput on its snake_case name.
+    private func assertNegative(
+        _ error: SikaError?, field: String, _ label: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        guard case .InvalidInput(let got, let reason)? = error else {
+            return XCTFail("\(label): expected InvalidInput, got \(String(describing: error))", file: file, line: line)
+        }
+        XCTAssertEqual(got, field, label, file: file, line: line)
+        XCTAssertEqual(reason, "must not be negative", label, file: file, line: line)
     }
 
     /// Swift's Decimal can be NaN, and its text is not a number: the FFI gives a typed

@@ -7,11 +7,10 @@ import XCTest
 /// the sandbox's open connection count returns to its baseline (polled, never a fixed sleep)
 /// and the client still works.
 ///
-/// What reaches Rust in Swift (UniFFI 0.32): a `Cancellation` handle, and Task cancellation
-/// through the `awaitFinalStatus(_:options:)` extension (Sources/Sika/Client+TaskCancellation.swift),
-/// which cancels such a handle. `Task.cancel()` on a generated async method does NOT reach Rust:
-/// UniFFI's Swift template never cancels the Rust future, so that call runs to the client's
-/// `timeoutMs`. The last test pins that down (bounded, then nothing leaked).
+/// Two ways reach Rust in Swift: a `Cancellation` handle (async and blocking waits), and
+/// `Task.cancel()` on any generated async method, which the project's uniffi-bindgen patches
+/// to cancel the Rust future (UniFFI 0.32's own Swift does not): the call throws
+/// `CancellationError` and Rust drops its request.
 final class CancellationTests: XCTestCase {
     var sandbox: Sandbox!
 
@@ -66,7 +65,7 @@ final class CancellationTests: XCTestCase {
         // Long budgets: only the cancellation can end these waits in time.
         let options = AwaitOptions(initialDelayMs: 0, timeoutMs: 60_000)
         let tasks = (0..<inFlight).map { index in
-            Task { try await client.awaitFinalStatus("HANG-\(index)", options: options) }
+            Task { try await client.awaitFinalStatus(reference: "HANG-\(index)", options: options) }
         }
         try await awaitHanging(inFlight, above: base)
 
@@ -145,7 +144,7 @@ final class CancellationTests: XCTestCase {
     }
 
     /// `Task.cancel()` on a generated async call (here verifyTransaction) stuck on a hang: the
-    /// cancellation reaches Rust (bindings/swift/patch-task-cancellation.py), which drops the
+    /// cancellation reaches Rust (the Swift patch of bindings/uniffi-bindgen), which drops the
     /// request at once: `CancellationError` long before the 30 s budget, and no leaked connection.
     func testB32TaskCancelOnAGeneratedCallEndsItPromptlyAndLeaksNothing() async throws {
         var config = sandbox.config()

@@ -83,16 +83,20 @@ final class ClientTests: XCTestCase {
     }
 
     func testB09ASeededTransactionDecodesExactly() async throws {
-        let object = transactionObject(
+        let object = try transactionObject(
             reference: "ORDER-EXACT", status: "successful", amount: "100.10", gatewayRefField: "xyz_ref")
+        XCTAssertFalse(object.contains("gw_ref"), "the gateway reference is only under the branded key")
         try await sandbox.seedTransaction(object)
         let transaction = try await client.verifyTransaction(reference: "ORDER-EXACT")
+        let expected = try SeededTransaction().expected
         XCTAssertEqual(transaction.amount, decimal("100.10"))
-        XCTAssertEqual(epochMs(transaction.createdAt), seededCreatedAtMs)
-        XCTAssertEqual(transaction.gatewayRef, "GW-SEED", "read from the brand-prefixed xyz_ref")
+        XCTAssertEqual(epochMs(transaction.createdAt), expected.createdAtEpochMs)
+        XCTAssertEqual(epochMs(transaction.updatedAt), expected.updatedAtEpochMs)
+        XCTAssertEqual(transaction.gatewayRef, expected.gatewayRef, "read from the brand-prefixed xyz_ref")
         XCTAssertEqual(transaction.status, .successful)
         XCTAssertEqual(transaction.paymentType, .mobileMoney)
-        XCTAssertEqual(transaction.customer?.name, "Ama")
+        XCTAssertEqual(transaction.customer?.phoneNumber, expected.customerPhoneNumber)
+        XCTAssertEqual(transaction.customer?.email, expected.customerEmail)
         XCTAssertTrue(transaction.rawJson.contains("\"amount\":100.10"), "raw JSON keeps the number text")
         let raw = try JSONSerialization.jsonObject(with: Data(transaction.rawJson.utf8)) as? NSDictionary
         let sent = try JSONSerialization.jsonObject(with: Data(object.utf8)) as? NSDictionary
@@ -103,8 +107,8 @@ final class ClientTests: XCTestCase {
         try await sandbox.seedTransaction(transactionObject(reference: "ORDER-WORD", status: "success", amount: "10"))
         let transaction = try await client.verifyTransaction(reference: "ORDER-WORD")
         XCTAssertEqual(transaction.status, .unknown(value: "success"))
-        XCTAssertEqual(merchantAction(status: transaction.status), .investigate)
-        XCTAssertFalse(isFinal(status: transaction.status))
+        XCTAssertEqual(transaction.status.merchantAction(), .investigate)
+        XCTAssertFalse(transaction.status.isFinal())
     }
 
     func testB12RejectedInputSendsNothing() async throws {
@@ -177,7 +181,7 @@ final class ClientTests: XCTestCase {
             XCTAssertEqual(fresh.status, .pending, "\(suffix): a new charge waits for the customer")
         }
         for (suffix, want) in numbers {
-            let transaction = try await verifyUntil(client, "USSD-\(suffix)") { isFinal(status: $0) }
+            let transaction = try await verifyUntil(client, "USSD-\(suffix)") { $0.isFinal() }
             XCTAssertEqual(transaction.status, want, suffix)
         }
         // By now every other number has been answered; 3333 never is.

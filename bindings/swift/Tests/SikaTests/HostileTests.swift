@@ -18,18 +18,18 @@ final class HostileTests: XCTestCase {
 
     /// The shared fault list and its settings.
     private struct Faults {
-        let budgetMs: UInt64
-        let slackMs: UInt64
-        let maxRetries: UInt32
+        let budgetMs: Int64
+        let slackMs: Int64
+        let maxRetries: Int32
         let count: Int
         /// (id, kind, options, expected error kind)
         let cases: [(id: String, kind: String, options: [String: Any], error: String)]
 
         init() throws {
             let object = try fixtureObject("faults.json")
-            budgetMs = try XCTUnwrap(object["budget_ms"] as? UInt64)
-            slackMs = try XCTUnwrap(object["slack_ms"] as? UInt64)
-            maxRetries = try XCTUnwrap(object["max_retries"] as? UInt32)
+            budgetMs = try XCTUnwrap(object["budget_ms"] as? Int64)
+            slackMs = try XCTUnwrap(object["slack_ms"] as? Int64)
+            maxRetries = try XCTUnwrap(object["max_retries"] as? Int32)
             count = try XCTUnwrap(object["count"] as? Int)
             let list = try XCTUnwrap(object["cases"] as? [[String: Any]])
             cases = try list.map { item in

@@ -143,7 +143,7 @@ struct Bench {
         note("swift: FFI calls without I/O")
         var finals = 0
         for _ in 0..<rounds {
-            let perSecond = syncRate(200_000) { if isFinal(status: .pending) { finals += 1 } }
+            let perSecond = syncRate(200_000) { if TransactionStatus.pending.isFinal() { finals += 1 } }
             emit("swift_ffi_call", "isFinal (FFI)", "us/call", 1e6 / perSecond)
         }
         precondition(finals == 0)

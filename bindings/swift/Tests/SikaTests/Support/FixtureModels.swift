@@ -12,7 +12,7 @@ struct FixtureManifest: Decodable {
 struct FixtureCase: Decodable {
     let name: String
     let operation: String
-    let httpStatus: UInt16
+    let httpStatus: Int32
     let bodyFile: String
     let expect: Expectation
 }
@@ -110,14 +110,14 @@ struct ExpectedTransaction: Decodable, Equatable {
         customFields = t.customFields.map {
             ExpectedCustomField(displayName: $0.displayName, variableName: $0.variableName, value: $0.value)
         }
-        // The free functions of the core, as the fixture's values were computed in Rust.
-        merchantAction = kindText(Sika.merchantAction(status: t.status))
-        isFinal = Sika.isFinal(status: t.status)
+        // The core's own methods, as the fixture's values were computed in Rust.
+        merchantAction = kindText(t.status.merchantAction())
+        isFinal = t.status.isFinal()
     }
 }
 
 struct ExpectedCharge: Decodable, Equatable {
-    let httpStatus: UInt16
+    let httpStatus: Int32
     let status: Bool?
     let message, dataJson: String?
 
@@ -129,11 +129,11 @@ struct ExpectedCharge: Decodable, Equatable {
 /// An error by kind; `httpStatus` and `message` are compared only where the case gives them.
 struct ExpectedError: Decodable, Equatable {
     let kind: String
-    let httpStatus: UInt16?
+    let httpStatus: Int32?
     let message: String?
 
     init(_ error: SikaError, comparedWith expected: ExpectedError) {
-        let (kind, httpStatus, message): (String, UInt16?, String?) =
+        let (kind, httpStatus, message): (String, Int32?, String?) =
             switch error {
             case .Unauthorized: ("Unauthorized", nil, nil)
             case .InvalidCountryCode: ("InvalidCountryCode", nil, nil)

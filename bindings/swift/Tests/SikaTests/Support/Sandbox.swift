@@ -9,6 +9,8 @@ import XCTest
 /// Its stdin stays a pipe: if the test process dies, the sandbox sees end of input and exits.
 final class Sandbox {
     let url: String
+    /// tests/fixtures/sandbox_control.json's operations by name.
+    private let controlOperations: [String: ControlOperation]
     private let process: Process
     private let stdin: Pipe
     private let stdout: Pipe
@@ -17,6 +19,8 @@ final class Sandbox {
         let binary = try XCTUnwrap(
             ProcessInfo.processInfo.environment["SIKA_SANDBOX_BIN"],
             "SIKA_SANDBOX_BIN must name the sandbox binary (scripts/test-swift sets it)")
+        let table = try Data(contentsOf: fixturesDirectory.appendingPathComponent("sandbox_control.json"))
+        controlOperations = try JSONDecoder().decode(ControlTable.self, from: table).operations
         (process, stdin, stdout) = (Process(), Pipe(), Pipe())
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
@@ -62,50 +66,55 @@ final class Sandbox {
 
     /// Stores a transaction object; the text is served byte for byte, so it is sent as text.
     func seedTransaction(_ objectJSON: String) async throws {
-        _ = try await call("POST", "/__sandbox/transactions", body: objectJSON)
+        try await control("seed_transaction", body: objectJSON)
     }
 
     /// The API requests the sandbox received, oldest first.
     func requests() async throws -> [LoggedRequest] {
-        let data = try await call("GET", "/__sandbox/requests")
-        return try JSONDecoder().decode(RequestLog.self, from: data).data
+        try await control("requests", answer: [LoggedRequest].self)
     }
 
     func clearRequests() async throws {
-        _ = try await call("DELETE", "/__sandbox/requests")
+        try await control("clear_requests")
     }
 
     /// Makes the next `count` requests whose path starts with `path` misbehave as `kind`
-    /// (tests/sandbox/README.md, "Faults"); `options` are the kind's own fields, e.g.
+    /// (sandbox/README.md, "Faults"); `options` are the kind's own fields, e.g.
     /// `addFault("/charge", kind: "after_processing", options: ["then": "status", "status": 502])`.
     func addFault(_ path: String, kind: String, count: Int = 1, options: [String: any Sendable] = [:]) async throws {
         var fault: [String: Any] = options
         (fault["path"], fault["kind"], fault["count"]) = (path, kind, count)
-        let body = try JSONSerialization.data(withJSONObject: fault, options: [.sortedKeys])
-        _ = try await call("POST", "/__sandbox/faults", body: String(decoding: body, as: UTF8.self))
+        try await addFault(json: jsonText(fault))
     }
 
     /// Adds a fault given as a whole JSON object (`path`, `kind`, `count` and the kind's options),
     /// e.g. one of tests/fixtures/faults.json, where an option may be `null`.
     func addFault(json fault: String) async throws {
-        _ = try await call("POST", "/__sandbox/faults", body: fault)
+        try await control("add_fault", body: fault)
     }
 
     /// Forgets transactions, requests and faults (settings are kept).
     func reset() async throws {
-        _ = try await call("POST", "/__sandbox/reset")
+        try await control("reset")
     }
 
     /// TCP connections open now (this control request's own included) and accepted so far.
     func connections() async throws -> (open: Int, accepted: Int) {
-        let data = try await call("GET", "/__sandbox/connections")
-        let counts = try JSONDecoder().decode(ConnectionsAnswer.self, from: data).data
+        let counts = try await control("connections", answer: ConnectionCounts.self)
         return (counts.open, counts.accepted)
     }
 
-    private func call(_ method: String, _ path: String, body: String? = nil) async throws -> Data {
-        var request = URLRequest(url: try XCTUnwrap(URL(string: url + path)))
-        request.httpMethod = method
+    /// Calls one operation of the control API as tests/fixtures/sandbox_control.json lists it
+    /// (the table every language's suite reads): its method and path, and the status a
+    /// successful call answers; any other status fails the test with the sandbox's body.
+    /// Returns the body. (No operation this suite calls has a `{reference}` in its path.)
+    @discardableResult
+    private func control(_ operation: String, body: String? = nil) async throws -> Data {
+        guard let spec = controlOperations[operation] else {
+            throw SandboxError.unknownControlOperation(operation)
+        }
+        var request = URLRequest(url: try XCTUnwrap(URL(string: url + spec.path), spec.path))
+        request.httpMethod = spec.method
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(body.utf8)
@@ -121,10 +130,17 @@ final class Sandbox {
                 }
             }.resume()
         }
-        guard (200..<300).contains(status) else {
-            throw SandboxError.controlCallFailed("\(method) \(path): HTTP \(status)")
+        guard status == spec.expect else {
+            throw SandboxError.controlCallFailed(
+                "\(operation) (\(spec.method) \(spec.path)): HTTP \(status), expected \(spec.expect): "
+                    + String(decoding: data, as: UTF8.self))
         }
         return data
+    }
+
+    /// The `data` of a control operation's answer (the sandbox's `{"data": ...}` envelope).
+    private func control<Answer: Decodable>(_ operation: String, answer: Answer.Type) async throws -> Answer {
+        try JSONDecoder().decode(Envelope<Answer>.self, from: await control(operation)).data
     }
 
     /// Reads up to the first newline (the sandbox's address line) without buffering past it.
@@ -145,19 +161,29 @@ struct LoggedRequest: Decodable, Equatable {
     let authorized: Bool
 }
 
-private struct ConnectionsAnswer: Decodable {
-    struct Counts: Decodable {
-        let open: Int
-        let accepted: Int
-    }
-    let data: Counts
+private struct ControlTable: Decodable {
+    let operations: [String: ControlOperation]
 }
 
-private struct RequestLog: Decodable {
-    let data: [LoggedRequest]
+/// One control API operation: how to call it and the status a successful call answers.
+private struct ControlOperation: Decodable {
+    let method: String
+    let path: String
+    let expect: Int
+}
+
+/// The sandbox's answers carry their content in `data`.
+private struct Envelope<Content: Decodable>: Decodable {
+    let data: Content
+}
+
+private struct ConnectionCounts: Decodable {
+    let open: Int
+    let accepted: Int
 }
 
 enum SandboxError: Error {
     case didNotStart(firstLine: String)
+    case unknownControlOperation(String)
     case controlCallFailed(String)
 }

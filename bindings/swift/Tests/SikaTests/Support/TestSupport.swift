@@ -27,21 +27,55 @@ func chargeRequest(reference: String, phone: String = "+233244125678", amount: S
         currency: "GHS", provider: "MTN", callbackUrl: "https://shop.example.com/return")
 }
 
-/// A complete transaction object as the service sends it, as JSON text (the amount is
-/// written as given, so `100.10` stays `100.10` on the wire). `created_at` has milliseconds.
-func transactionObject(reference: String, status: String, amount: String, gatewayRefField: String = "gw_ref") -> String {
-    """
-    {"id":7,"domain":"test","amount":\(amount),"currency":"GHS","due_date":null,"has_invoice":false,\
-    "invoice_number":null,"description":null,"tx_ref":\(jsonString(reference)),"\(gatewayRefField)":"GW-SEED",\
-    "status":"\(status)","payment_type":"mobile_money","created_at":"2024-05-01T12:00:00.123Z",\
-    "updated_at":"2024-05-01T12:30:00.000Z","customer":{"id":1,"name":"Ama","phone_number":"+233244123456",\
-    "email":"ama@example.com","created_at":"2024-04-01T09:00:00.000Z","updated_at":"2024-04-01T09:00:00.000Z"},\
-    "meta":{"custom_fields":[]}}
-    """
+/// The seeded transaction every suite uses (tests/fixtures/seeded_transaction.json) as JSON
+/// text: the file's `object` with its placeholders replaced. The amount goes in as raw number
+/// text, so `100.10` stays `100.10` on the wire. `gatewayRefField` renames the `gw_ref` key,
+/// as the service does when it brands it (`xyz_ref`).
+func transactionObject(
+    reference: String, status: String, amount: String, gatewayRefField: String = "gw_ref"
+) throws -> String {
+    let seeded = try SeededTransaction()
+    // The key first: a reference may itself read "gw_ref".
+    return seeded.objectText
+        .replacingOccurrences(of: jsonString("gw_ref"), with: jsonString(gatewayRefField))
+        .replacingOccurrences(of: seeded.placeholders.reference, with: jsonString(reference))
+        .replacingOccurrences(of: seeded.placeholders.status, with: jsonString(status))
+        .replacingOccurrences(of: seeded.placeholders.amount, with: amount)
 }
 
-/// `created_at` of `transactionObject` (2024-05-01T12:00:00.123Z) in epoch milliseconds.
-let seededCreatedAtMs: Int64 = 1_714_564_800_123
+/// tests/fixtures/seeded_transaction.json: the object's text and what it decodes to.
+struct SeededTransaction {
+    struct Placeholders: Decodable {
+        let reference, status, amount: String
+    }
+
+    /// What the seeded object decodes to, as the file states it.
+    struct Expected: Decodable {
+        let createdAtEpochMs, updatedAtEpochMs: Int64
+        let gatewayRef, customerPhoneNumber, customerEmail: String
+    }
+
+    private struct Described: Decodable {
+        let placeholders: Placeholders
+        let expected: Expected
+    }
+
+    /// `object` as compact JSON text, placeholders still in it.
+    let objectText: String
+    let placeholders: Placeholders
+    let expected: Expected
+
+    init() throws {
+        let name = "seeded_transaction.json"
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let described = try decoder.decode(
+            Described.self, from: Data(contentsOf: fixturesDirectory.appendingPathComponent(name)))
+        (placeholders, expected) = (described.placeholders, described.expected)
+        let object = try XCTUnwrap(fixtureObject(name)["object"] as? [String: Any], "\(name): object")
+        objectText = try jsonText(object)
+    }
+}
 
 /// A string as a JSON string literal.
 func jsonString(_ text: String) -> String {

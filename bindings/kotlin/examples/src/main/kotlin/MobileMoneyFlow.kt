@@ -17,8 +17,6 @@ import dev.sika.ExpectedPayment
 import dev.sika.PaymentCheck
 import dev.sika.SikaException
 import dev.sika.WebhookDecision
-import dev.sika.httpStatusCode
-import dev.sika.merchantAction
 import dev.sika.normalizePhoneNumber
 import dev.sika.parseWebhookEvent
 import java.math.BigDecimal
@@ -62,7 +60,7 @@ private suspend fun run() = Client.fromEnv().use { client ->
                 println("   none arrived within 10 s")
             } else {
                 val (decision, shippedNow) = received
-                println("   decision: ${decision.javaClass.simpleName}, answered HTTP ${decision.httpStatusCode}")
+                println("   decision: ${decision.javaClass.simpleName}, answered HTTP ${decision.httpStatus()}")
                 if (decision is WebhookDecision.Fulfil) {
                     println(if (shippedNow) "   shipped by the webhook" else "   already shipped: nothing more to do")
                 }
@@ -110,7 +108,7 @@ private suspend fun chargeAndConfirm(client: Client) {
     }
 
     println("3. Waiting for the customer to answer the USSD prompt...")
-    val options = AwaitOptions(initialDelayMs = 1000u, intervalMs = 500u, maxIntervalMs = 2000u, timeoutMs = 60_000u)
+    val options = AwaitOptions(initialDelayMs = 1000, intervalMs = 500, maxIntervalMs = 2000, timeoutMs = 60_000)
     val transaction = try {
         client.awaitFinalStatus(reference, options)
     } catch (error: SikaException.Timeout) {
@@ -131,7 +129,7 @@ private suspend fun chargeAndConfirm(client: Client) {
         is PaymentCheck.Mismatch ->
             println("   ${check.field} does not match (expected ${check.expected}, paid ${check.actual}): do not ship, investigate")
     }
-    println("   merchant action: ${transaction.status.merchantAction}")
+    println("   merchant action: ${transaction.status.merchantAction()}")
 }
 
 /**
@@ -152,7 +150,7 @@ private fun startWebhookServer(port: Int): HttpServer {
                 val decision = client.handleWebhook(body, order)
                 val shippedNow = decision is WebhookDecision.Fulfil && shipOnce(decision.transaction.txRef)
                 webhookDecisions.put(decision to shippedNow)
-                decision.httpStatusCode
+                decision.httpStatus()
             }
             exchange.sendResponseHeaders(status, -1)
         } catch (error: SikaException) {

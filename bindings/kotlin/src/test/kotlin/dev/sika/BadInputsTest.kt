@@ -21,12 +21,14 @@ import org.junit.jupiter.api.DynamicTest.dynamicTest
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.assertThrows
 
 /**
  * B30: the shared bad-input matrix (tests/fixtures/bad_inputs.json). Each input gets a typed
  * error before anything is sent, or a correct, path-safe request and the service's typed answer;
  * through the suspend and the blocking client. The same matrix as core/tests/bad_inputs.rs and
- * bindings/python/tests/test_bad_inputs.py.
+ * bindings/python/tests/test_bad_inputs.py. Also every ClientConfig and AwaitOptions setting
+ * made negative: `InvalidInput` naming it, from the constructors and awaitFinalStatus.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BadInputsTest {
@@ -63,7 +65,7 @@ class BadInputsTest {
     }
 
     // The bank cache is off: every well-formed bank list must reach the service to be checked.
-    private fun config() = ClientConfig(KEY, sandbox.url, timeoutMs = 10_000, bankCacheTtlSeconds = 0)
+    private fun config() = ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = 10_000, bankCacheTtlSeconds = 0)
 
     @Test
     fun testB30TheMatrixIsComplete() {
@@ -124,7 +126,7 @@ class BadInputsTest {
             "list_banks" -> calls.banks(country)
             "initiate_charge" -> calls.charge(chargeWith(input))
             "new_client" -> calls.newClient(
-                ClientConfig(input["secret_key"]?.let(::text) ?: KEY, input["base_url"]?.let(::text) ?: sandbox.url),
+                ClientConfig(SecretKey(input["secret_key"]?.let(::text) ?: KEY), input["base_url"]?.let(::text) ?: sandbox.url),
             )
             else -> error("unknown operation $operation")
         }
@@ -155,4 +157,68 @@ class BadInputsTest {
         val input = case["input"].toString().replace(Regex("[\\p{Cntrl}]")) { "\\u%04x".format(it.value[0].code) }
         return "${case["operation"]!!.jsonPrimitive.content} $input (${case["note"]!!.jsonPrimitive.content})"
     }
+
+    // ---- Negative settings: they are signed (Java has no unsigned integers), so no type stops a
+    // negative one; the core refuses it, with the same field in every language.
+
+    /** Each numeric ClientConfig setting at -1, with the field the core names. */
+    private fun negativeClientSettings(): List<Pair<String, ClientConfig>> {
+        val valid = config()
+        return listOf(
+            "timeout_ms" to valid.copy(timeoutMs = -1),
+            "connect_timeout_ms" to valid.copy(connectTimeoutMs = -1),
+            "max_retries" to valid.copy(maxRetries = -1),
+            "bank_cache_ttl_seconds" to valid.copy(bankCacheTtlSeconds = -1),
+        )
+    }
+
+    /** Each numeric AwaitOptions field at -1, with the field the core names. */
+    private val negativeAwaitOptions = listOf(
+        "initial_delay_ms" to AwaitOptions(initialDelayMs = -1),
+        "interval_ms" to AwaitOptions(intervalMs = -1),
+        "max_interval_ms" to AwaitOptions(maxIntervalMs = -1),
+        "timeout_ms" to AwaitOptions(timeoutMs = -1),
+    )
+
+    @Test
+    fun testB30TheNegativeSettingListsCoverEveryNumericSetting() {
+        // A numeric setting added later must join the lists above.
+        assertEquals(numericFields(ClientConfig::class.java), negativeClientSettings().map { it.first }.toSet())
+        assertEquals(numericFields(AwaitOptions::class.java), negativeAwaitOptions.map { it.first }.toSet())
+    }
+
+    @TestFactory
+    fun testB30EveryNegativeClientSettingIsInvalidInput(): List<DynamicTest> = negativeClientSettings().flatMap { (field, config) ->
+        listOf(
+            dynamicTest("Client: $field") { assertRefused(field) { Client(config).close() } },
+            dynamicTest("BlockingClient: $field") { assertRefused(field) { BlockingClient(config).close() } },
+        )
+    }
+
+    @TestFactory
+    fun testB30EveryNegativeAwaitOptionIsInvalidInputAndSendsNothing(): List<DynamicTest> = negativeAwaitOptions.flatMap { (field, options) ->
+        listOf(
+            dynamicTest("Client.awaitFinalStatus: $field") {
+                Client(config()).use { client -> assertRefused(field) { runBlocking { client.awaitFinalStatus("ORDER-1", options) } } }
+            },
+            dynamicTest("BlockingClient.awaitFinalStatus: $field") {
+                BlockingClient(config()).use { client -> assertRefused(field) { client.awaitFinalStatus("ORDER-1", options) } }
+            },
+        )
+    }
+
+    /** [call] throws InvalidInput naming [field] as negative, and the service heard nothing. */
+    private fun assertRefused(field: String, call: () -> Unit) {
+        sandbox.reset()
+        val error = assertThrows<SikaException.InvalidInput> { call() }
+        assertEquals(field, error.field, error.message)
+        assertEquals("must not be negative", error.reason, error.message)
+        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "$field: a refused setting reached the service")
+    }
+
+    /** The snake_case names (as the core reports them) of a record's Long and Int fields. */
+    private fun numericFields(record: Class<*>): Set<String> = record.declaredFields
+        .filter { it.type == Long::class.javaObjectType || it.type == Int::class.javaObjectType }
+        .map { field -> field.name.replace(Regex("[A-Z]")) { "_" + it.value.lowercase() } }
+        .toSet()
 }

@@ -122,5 +122,5 @@ class CancellationTest {
 
     /** A long wait (60 s) whose first check comes at once, so that it is what hangs. */
     private fun quick(cancellation: Cancellation? = null) =
-        AwaitOptions(initialDelayMs = 10u, intervalMs = 50u, maxIntervalMs = 200u, timeoutMs = 60_000u, cancellation = cancellation)
+        AwaitOptions(initialDelayMs = 10, intervalMs = 50, maxIntervalMs = 200, timeoutMs = 60_000, cancellation = cancellation)
 }

@@ -38,7 +38,7 @@ class HostileTest {
     fun stopSandbox() = sandbox.close()
 
     /** The client the fault list is written for: the budget as its timeout, its retries. */
-    private fun config() = ClientConfig(KEY, sandbox.url, timeoutMs = budgetMs, maxRetries = faults.long("max_retries").toInt())
+    private fun config() = ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = budgetMs, maxRetries = faults.long("max_retries").toInt())
 
     /** A fresh sandbox state with the transaction the faults hide, and [case]'s fault waiting. */
     private fun prepare(case: JsonObject) {

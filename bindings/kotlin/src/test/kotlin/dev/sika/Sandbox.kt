@@ -40,7 +40,7 @@ class Sandbox : AutoCloseable {
         url = firstLine.removePrefix("listening on ")
     }
 
-    fun config(key: String = KEY): ClientConfig = ClientConfig(key, url, timeoutMs = 10_000)
+    fun config(key: String = KEY): ClientConfig = ClientConfig(SecretKey(key), url, timeoutMs = 10_000)
 
     fun client(key: String = KEY): Client = Client(config(key))
 
@@ -48,24 +48,23 @@ class Sandbox : AutoCloseable {
 
     /** Seeds a transaction object, stored and served byte for byte as this text. */
     fun seedTransaction(objectJson: String) {
-        send("POST", "/__sandbox/transactions", objectJson, expect = 201)
+        control("seed_transaction", body = objectJson)
     }
 
     fun setStatus(reference: String, status: String) {
-        send("POST", "/__sandbox/transactions/${encodeSegment(reference)}/status", """{"status":"$status"}""")
+        control("set_status", reference, JsonObject(mapOf("status" to JsonPrimitive(status))).toString())
     }
 
     /** The API requests received, as `{method, path, query, authorized}` objects. */
-    fun requests(): List<JsonObject> =
-        Json.parseToJsonElement(send("GET", "/__sandbox/requests")).jsonObject["data"]!!.jsonArray.map { it.jsonObject }
+    fun requests(): List<JsonObject> = control("requests").jsonArray.map { it.jsonObject }
 
     fun clearRequests() {
-        send("DELETE", "/__sandbox/requests")
+        control("clear_requests")
     }
 
     /**
      * Makes the next API requests whose path starts with [path] misbehave as [kind] says
-     * (`status`, `after_processing`, ...), with that kind's [options]: see tests/sandbox/README.md.
+     * (`status`, `after_processing`, ...), with that kind's [options]: see sandbox/README.md.
      */
     fun fault(path: String, kind: String, vararg options: Pair<String, Any>) {
         val fault = buildMap<String, JsonElement> {
@@ -75,7 +74,7 @@ class Sandbox : AutoCloseable {
                 put(name, if (value is Number) JsonPrimitive(value) else JsonPrimitive(value.toString()))
             }
         }
-        send("POST", "/__sandbox/faults", JsonObject(fault).toString(), expect = 201)
+        control("add_fault", body = JsonObject(fault).toString())
     }
 
     /**
@@ -86,31 +85,42 @@ class Sandbox : AutoCloseable {
         val fault = JsonObject(
             options + mapOf("path" to JsonPrimitive(path), "kind" to JsonPrimitive(kind), "count" to JsonPrimitive(count)),
         )
-        send("POST", "/__sandbox/faults", fault.toString(), expect = 201)
+        control("add_fault", body = fault.toString())
     }
 
     fun clearFaults() {
-        send("DELETE", "/__sandbox/faults")
+        control("clear_faults")
     }
 
     /** TCP connections open at the sandbox now, this control request's own included. */
-    fun openConnections(): Int =
-        Json.parseToJsonElement(send("GET", "/__sandbox/connections")).jsonObject["data"]!!.jsonObject["open"]!!.jsonPrimitive.int
+    fun openConnections(): Int = control("connections").jsonObject["open"]!!.jsonPrimitive.int
 
     /** Forgets every transaction and request: each test starts from the seeded data only. */
     fun reset() {
-        send("POST", "/__sandbox/reset")
+        control("reset")
     }
 
-    private fun send(method: String, path: String, body: String? = null, expect: Int = 200): String {
+    /**
+     * Calls [operation] of the control API as tests/fixtures/sandbox_control.json lists it (the
+     * same list every suite reads): its method and path, [reference] as one percent-encoded
+     * path segment, [body] as JSON text. Any status but the listed one fails with the body;
+     * returns the envelope's `data`.
+     */
+    private fun control(operation: String, reference: String? = null, body: String? = null): JsonElement {
+        val spec = controlOperations[operation] ?: error("sandbox_control.json has no operation $operation")
+        val template = spec.getValue("path").jsonPrimitive.content
+        val path = if (reference == null) template else template.replace("{reference}", encodeSegment(reference))
+        val method = spec.getValue("method").jsonPrimitive.content
         val publisher = body?.let { HttpRequest.BodyPublishers.ofString(it) } ?: HttpRequest.BodyPublishers.noBody()
         val request = HttpRequest.newBuilder(URI.create(url + path))
             .method(method, publisher)
             .header("content-type", "application/json")
             .build()
         val response = http.send(request, HttpResponse.BodyHandlers.ofString())
-        check(response.statusCode() == expect) { "$method $path: ${response.statusCode()} ${response.body()}" }
-        return response.body()
+        check(response.statusCode() == spec.getValue("expect").jsonPrimitive.int) {
+            "$operation: $method $path answered ${response.statusCode()} ${response.body()}"
+        }
+        return Json.parseToJsonElement(response.body()).jsonObject.getValue("data")
     }
 
     override fun close() {
@@ -120,6 +130,11 @@ class Sandbox : AutoCloseable {
     }
 
     private companion object {
+        /** Operation name -> `{method, path, expect}`, from the shared test data. */
+        val controlOperations: Map<String, JsonObject> =
+            Json.parseToJsonElement(File(FIXTURES, "sandbox_control.json").readText())
+                .jsonObject.getValue("operations").jsonObject.mapValues { it.value.jsonObject }
+
         /** `$SIKA_SANDBOX_BIN` (set by scripts/test-kotlin), else built here, as a plain `mvn test` needs. */
         val binary: String by lazy {
             System.getenv("SIKA_SANDBOX_BIN") ?: run {

@@ -20,11 +20,8 @@ class StatusTest {
             Triple(TransactionStatus.Unknown(""), MerchantAction.INVESTIGATE, false),
         )
         for ((status, action, final) in table) {
-            assertEquals(action, merchantAction(status), "$status")
-            assertEquals(final, isFinal(status), "$status")
-            // The extension properties are the same calls.
-            assertEquals(action, status.merchantAction, "$status")
-            assertEquals(final, status.isFinal, "$status")
+            assertEquals(action, status.merchantAction(), "$status")
+            assertEquals(final, status.isFinal(), "$status")
         }
     }
 

@@ -3,17 +3,35 @@ package dev.sika
 import java.io.File
 import java.math.BigDecimal
 import kotlinx.coroutines.delay
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
 
-/** A complete transaction object as the service sends it (JSON text, amount written as given). */
-fun transactionObject(reference: String, status: String, amount: String): String = """
-    {"id":7,"domain":"test","amount":$amount,"currency":"GHS","due_date":null,"has_invoice":false,
-    "invoice_number":null,"description":null,"tx_ref":${JsonPrimitive(reference)},"gw_ref":"GW-SEED",
-    "status":"$status","payment_type":"mobile_money","created_at":"2024-05-01T12:00:00.000Z",
-    "updated_at":"2024-05-01T12:00:00.000Z","customer":{"id":1,"name":"Ama","phone_number":"+233244123456",
-    "email":"ama@example.com","created_at":"2024-04-01T09:00:00.000Z","updated_at":"2024-04-01T09:00:00.000Z"},
-    "meta":{"custom_fields":[]}}
-""".trimIndent()
+/** The shared test data, tests/fixtures (`$SIKA_FIXTURES_DIR`, set by scripts/test-kotlin). */
+val FIXTURES: File = File(
+    System.getenv("SIKA_FIXTURES_DIR") ?: System.getProperty("sika.fixtures.dir") ?: "../../tests/fixtures",
+)
+
+/** tests/fixtures/seeded_transaction.json: the transaction every suite seeds, and what it decodes to. */
+private val seededTransaction = Json.parseToJsonElement(File(FIXTURES, "seeded_transaction.json").readText()).jsonObject
+
+/** What the seeded transaction decodes to, as the file states it (`created_at_epoch_ms`, `gateway_ref`, ...). */
+val SEEDED_EXPECTED: JsonObject = seededTransaction["expected"]!!.jsonObject
+
+/**
+ * The seeded transaction object as the service sends it, as JSON text: [reference] and
+ * [status] as JSON strings, [amount] as the number text given (`100.10` stays `100.10`).
+ */
+fun transactionObject(reference: String, status: String, amount: String): String {
+    val placeholders = seededTransaction["placeholders"]!!.jsonObject
+    fun placeholder(name: String) = placeholders[name]!!.jsonPrimitive.content
+    return seededTransaction["object"]!!.toString()
+        .replace(placeholder("reference"), JsonPrimitive(reference).toString())
+        .replace(placeholder("status"), JsonPrimitive(status).toString())
+        .replace(placeholder("amount"), amount)
+}
 
 fun charge(reference: String, phone: String = "+233244125678", amount: String = "20") = ChargeRequest(
     amount = BigDecimal(amount),
@@ -34,11 +52,6 @@ suspend fun Client.verifyUntil(reference: String, limitMs: Long = 5_000, done: (
         delay(50)
     }
 }
-
-/** The shared test data, tests/fixtures (`$SIKA_FIXTURES_DIR`, set by scripts/test-kotlin). */
-val FIXTURES: File = File(
-    System.getenv("SIKA_FIXTURES_DIR") ?: System.getProperty("sika.fixtures.dir") ?: "../../tests/fixtures",
-)
 
 /** A call's outcome as the shared fixtures name it: the error's kind (`Timeout`, ...) or `Ok`. */
 fun outcomeKind(result: Result<*>): String = result.fold(

@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import dev.sika.BlockingClient
 import dev.sika.Client
 import dev.sika.ClientConfig
+import dev.sika.SecretKey
 import dev.sika.TransactionStatus
-import dev.sika.isFinal
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.launch
@@ -88,7 +88,7 @@ fun main(args: Array<String>) {
     val calls = args[3].toInt()
     val rustBinary = args[4]
 
-    val blocking = BlockingClient(ClientConfig(key, url))
+    val blocking = BlockingClient(ClientConfig(SecretKey(key), url))
     val java = JavaHttpVerifier(url)
     val sequential = linkedMapOf<String, () -> Unit>(
         "sika BlockingClient" to {
@@ -105,7 +105,7 @@ fun main(args: Array<String>) {
         emit("kt_verify_sequential", "rust reqwest+serde (raw)", "calls/s", rustRate(rustBinary, url, reference, calls))
     }
 
-    val client = Client(ClientConfig(key, url))
+    val client = Client(ClientConfig(SecretKey(key), url))
     val concurrent = linkedMapOf<String, suspend () -> Unit>(
         "sika Client (suspend)" to {
             val transaction = client.verifyTransaction(reference)
@@ -122,9 +122,9 @@ fun main(args: Array<String>) {
     System.err.println("kotlin: FFI calls without I/O")
     val status = TransactionStatus.Pending
     var finals = 0
-    repeat(3) { rate(20_000) { if (isFinal(status)) finals++ } }
+    repeat(3) { rate(20_000) { if (status.isFinal()) finals++ } }
     repeat(rounds) {
-        val perSecond = rate(20_000) { if (isFinal(status)) finals++ }
+        val perSecond = rate(20_000) { if (status.isFinal()) finals++ }
         emit("kt_ffi_call", "isFinal (FFI)", "us/call", 1e6 / perSecond)
     }
     check(finals == 0)
