@@ -47,8 +47,20 @@ stop_sandbox() {
   SANDBOX_PID=""
 }
 
-# Sums cargo's "test result" lines of a log: prints "PASSED FAILED".
-sum_cargo_results() {
-  awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-       END { printf "%d %d\n", p, f }' "$1"
+# report_results SUITE XML...: counts a suite from its runner's JUnit XML reports (never from
+# its text output): writes the per-test results to $SIKA_RESULTS/SUITE.tsv for the category
+# summary, prints `SUITE: N passed, M failed` and appends it to $SIKA_SUMMARY. Without a report
+# (the runner died first) it appends nothing: scripts/test then says the suite stopped early.
+report_results() {
+  local suite="$1"; shift
+  local reports=() file
+  for file in "$@"; do [[ -s "$file" ]] && reports+=("$file"); done
+  if ((${#reports[@]} == 0)); then
+    echo "$suite: no test report was written"
+    return 0
+  fi
+  local tsv="${SIKA_RESULTS:-$(mktemp -d)}/$suite.tsv" line
+  line="$(python3 "$ROOT/scripts/lib/results.py" report "$suite" "$tsv" "${reports[@]}")"
+  echo "$line"
+  [[ -z "${SIKA_SUMMARY:-}" ]] || echo "$line" >>"$SIKA_SUMMARY"
 }

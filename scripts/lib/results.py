@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Per-test results of every suite, and the summary line per category that scripts/test prints.
+"""Per-test results of every suite, and the summary lines that scripts/test prints.
 
-Each test script turns its runner's own report into lines of `SUITE<TAB>GROUP<TAB>TEST<TAB>pass|fail`
-(GROUP: the Rust test file, the Python module, the Kotlin or Swift test class) in
-$SIKA_RESULTS/SUITE.tsv:
+Each test script hands its runner's own machine-readable report (JUnit XML: cargo-nextest,
+pytest --junitxml, Surefire, swift test --xunit-output) to `report`, which writes lines of
+`SUITE<TAB>GROUP<TAB>TEST<TAB>pass|fail` (GROUP: the Rust test binary, the Python module, the
+Kotlin or Swift test class) to OUT and prints the suite's line, `SUITE: N passed, M failed`:
 
-    results.py cargo SUITE LOG OUT      cargo test's output (`Running tests/x.rs`, `test name ... ok`)
-    results.py junit SUITE OUT XML...   JUnit XML reports (pytest --junitxml, Surefire)
-    results.py xctest SUITE LOG OUT     XCTest's output (`Test Case '...' passed`)
+    results.py report SUITE OUT XML...  JUnit XML reports -> OUT (TSV) and the suite's line
+    results.py count XML...             `PASSED FAILED` of JUnit XML reports (for suites of stages)
     results.py categories DIR           one line per category over DIR/*.tsv
 
 A test's category comes from its behaviour id (`b29_...`, `testB29...`, see tests/README.md), or else
@@ -55,19 +55,8 @@ def write(out: str, suite: str, rows) -> None:
             file.write(f"{suite}\t{group}\t{test}\t{'pass' if passed else 'fail'}\n")
 
 
-def from_cargo(log: str):
-    group = "?"
-    running = re.compile(r"^\s*Running (?:unittests )?(\S+)")
-    result = re.compile(r"^test (\S+) \.\.\. (ok|FAILED)")
-    with open(log, encoding="utf-8", errors="replace") as file:
-        for line in file:
-            if match := running.match(line):
-                group = os.path.basename(match.group(1))
-            elif match := result.match(line):
-                yield group, match.group(1), match.group(2) == "ok"
-
-
 def from_junit(paths):
+    """(group, test, passed) of every test case the reports ran; skipped ones are left out."""
     for path in paths:
         for case in ElementTree.parse(path).getroot().iter("testcase"):
             if case.find("skipped") is not None:
@@ -76,13 +65,11 @@ def from_junit(paths):
             yield case.get("classname", "?"), case.get("name", "?"), not failed
 
 
-def from_xctest(log: str):
-    # Linux: `Test Case 'HostileTests.testB29X' passed`; Darwin: `Test Case '-[Sika.HostileTests testB29X]' passed`.
-    case = re.compile(r"^Test Case '-?\[?([^' \]]+?)[. ]([^' .\]]+)\]?' (passed|failed)")
-    with open(log, encoding="utf-8", errors="replace") as file:
-        for line in file:
-            if match := case.match(line):
-                yield match.group(1), match.group(2), match.group(3) == "passed"
+def report(suite: str, out: str, paths) -> None:
+    rows = list(from_junit(paths))
+    write(out, suite, rows)
+    passed = sum(1 for _, _, ok in rows if ok)
+    print(f"{suite}: {passed} passed, {len(rows) - passed} failed")
 
 
 def categories(directory: str) -> None:
@@ -106,12 +93,12 @@ def categories(directory: str) -> None:
 
 def main(argv) -> int:
     command = argv[1] if len(argv) > 1 else ""
-    if command == "cargo" and len(argv) == 5:
-        write(argv[4], argv[2], from_cargo(argv[3]))
-    elif command == "junit" and len(argv) >= 4:
-        write(argv[3], argv[2], from_junit(argv[4:]))
-    elif command == "xctest" and len(argv) == 5:
-        write(argv[4], argv[2], from_xctest(argv[3]))
+    if command == "report" and len(argv) >= 5:
+        report(argv[2], argv[3], argv[4:])
+    elif command == "count" and len(argv) >= 3:
+        rows = list(from_junit(argv[2:]))
+        passed = sum(1 for _, _, ok in rows if ok)
+        print(passed, len(rows) - passed)
     elif command == "categories" and len(argv) == 3:
         categories(argv[2])
     else:
