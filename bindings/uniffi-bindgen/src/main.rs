@@ -31,8 +31,9 @@ fn main() -> ExitCode {
         Some(language) => vec![language.as_str()],
         None => vec!["python", "kotlin", "swift"],
     };
+    let library = value_of("--library").map(PathBuf::from);
     for language in languages {
-        if let Err(error) = patch::apply(language, &out_dir) {
+        if let Err(error) = patch::apply(language, &out_dir, library.as_deref()) {
             eprintln!("uniffi-bindgen: {error}");
             return ExitCode::FAILURE;
         }

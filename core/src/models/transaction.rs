@@ -36,7 +36,7 @@ pub struct Transaction {
     pub tx_ref: String,
     /// The gateway's own reference (the one `<letters>_ref` field other than `tx_ref`).
     pub gateway_ref: String,
-    /// The status. Only [`TransactionStatus::Successful`] means paid.
+    /// The status. Only `Successful` means paid.
     pub status: TransactionStatus,
     /// The payment method.
     pub payment_type: PaymentType,

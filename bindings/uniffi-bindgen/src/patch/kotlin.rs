@@ -4,7 +4,9 @@
 //! reason=...`, and "" for variants without fields); only `toString()` uses the exported
 //! `Display`. Kotlin and Java code, and loggers, read `message`, so it returns `toString()`.
 
-pub fn patch(text: String) -> Result<String, String> {
+use std::path::Path;
+
+pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let getter = "        override val message\n            get() = \"";
     let variants = text.matches(getter).count();
     if variants == 0 {

@@ -8,11 +8,12 @@ mod swift;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// A language's patches: the generated file's text in, the patched text or why not out.
-type Patch = fn(String) -> Result<String, String>;
+/// A language's patches: the generated file's text and the library it was generated from in,
+/// the patched text or why not out.
+type Patch = fn(String, Option<&Path>) -> Result<String, String>;
 
 /// Patches the one file UniFFI generated for `language` under `out_dir`.
-pub fn apply(language: &str, out_dir: &Path) -> Result<(), String> {
+pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(), String> {
     let (extension, patch): (&str, Patch) = match language {
         "python" => ("py", python::patch),
         "kotlin" => ("kt", kotlin::patch),
@@ -29,7 +30,7 @@ pub fn apply(language: &str, out_dir: &Path) -> Result<(), String> {
         ));
     };
     let text = fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let patched = patch(text).map_err(|e| format!("{language} patch of {}: {e}", file.display()))?;
+    let patched = patch(text, library).map_err(|e| format!("{language} patch of {}: {e}", file.display()))?;
     fs::write(file, patched).map_err(|e| format!("writing {}: {e}", file.display()))
 }
 
