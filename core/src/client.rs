@@ -73,10 +73,12 @@ impl Client {
     }
 
     /// Verifies a transaction by your reference. Check `status`: only `Successful` is paid.
+    /// An answer about any other reference is `UnexpectedResponse`, never that transaction.
     pub async fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
         validation::reference(reference)?;
         let url = self.endpoint(&["transaction", "verify", reference]);
-        self.scrubbed(self.get_decoded(url, decode::transaction_response)).await
+        let decode = |status: u16, body: &[u8]| decode::transaction_response_for(reference, status, body);
+        self.scrubbed(self.get_decoded(url, decode)).await
     }
 
     /// Starts a mobile money charge (`payment_type = mobile_money`). The customer then gets a
@@ -173,7 +175,7 @@ impl Client {
     }
 
     /// A GET (with the transport's retries) decoded by `decode`.
-    async fn get_decoded<T>(&self, url: Url, decode: fn(u16, &[u8]) -> Result<T>) -> Result<T> {
+    async fn get_decoded<T>(&self, url: Url, decode: impl Fn(u16, &[u8]) -> Result<T>) -> Result<T> {
         let reply = self.inner.transport.get(url).await?;
         with_retry_after(&reply, decode(reply.status, &reply.body))
     }

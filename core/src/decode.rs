@@ -49,6 +49,26 @@ pub fn transaction_response(http_status: u16, body: &[u8]) -> Result<Transaction
         .map_err(|e| SikaError::unexpected(http_status, format!("malformed transaction: {e}")))
 }
 
+/// Decodes the answer to verifying `reference`, which must be about that reference: an answer
+/// about another transaction (a crossed connection, a caching proxy, a service bug) is an
+/// `UnexpectedResponse` naming both, never a `Transaction` that could be taken for this one.
+pub fn transaction_response_for(reference: &str, http_status: u16, body: &[u8]) -> Result<Transaction> {
+    let transaction = transaction_response(http_status, body)?;
+    if transaction.tx_ref == reference {
+        return Ok(transaction);
+    }
+    // A valid reference is short; a longer tx_ref is only described, so the message stays bounded.
+    let answered = if transaction.tx_ref.chars().count() <= crate::MAX_REFERENCE_CHARS {
+        format!("`{}`", transaction.tx_ref)
+    } else {
+        format!("a tx_ref of {} characters", transaction.tx_ref.chars().count())
+    };
+    Err(SikaError::unexpected(
+        http_status,
+        format!("the service answered about reference {answered} when `{reference}` was verified"),
+    ))
+}
+
 /// Decodes a charge response. Any JSON body of a 2xx response is returned as sent; an error
 /// envelope (`status: false`) or another HTTP status becomes an error.
 pub fn charge_response(http_status: u16, body: &[u8]) -> Result<ChargeResponse> {
@@ -114,4 +134,37 @@ fn error_for(http_status: u16, message: &str) -> SikaError {
         return SikaError::RateLimited { retry_after_seconds: None };
     }
     SikaError::Api { http_status: http_status.into(), message: message.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer_about(tx_ref: &str) -> Vec<u8> {
+        let object = serde_json::json!({
+            "id": 1, "domain": "test", "amount": 5, "currency": "GHS", "tx_ref": tx_ref, "gw_ref": "GW-1", "has_invoice": false,
+            "status": "successful", "payment_type": "mobile_money",
+            "created_at": "2024-05-01T12:00:00.000Z", "updated_at": "2024-05-01T12:00:00.000Z",
+        });
+        serde_json::json!({ "status": true, "message": "Verification successful", "data": object }).to_string().into()
+    }
+
+    #[test]
+    fn an_answer_about_the_reference_asked_is_the_transaction() {
+        let transaction = transaction_response_for("ORDER-1", 200, &answer_about("ORDER-1")).expect("decodes");
+        assert_eq!(transaction.tx_ref, "ORDER-1");
+    }
+
+    #[test]
+    fn an_answer_about_another_reference_names_both_and_stays_bounded() {
+        let error = transaction_response_for("ORDER-1", 200, &answer_about("order-1")).expect_err("crossed");
+        assert_eq!(
+            error.to_string(),
+            "unexpected response (HTTP 200): the service answered about reference `order-1` when `ORDER-1` was verified"
+        );
+        let long = "R".repeat(10_000);
+        let error = transaction_response_for("ORDER-1", 200, &answer_about(&long)).expect_err("crossed");
+        assert!(error.to_string().contains("a tx_ref of 10000 characters"), "{error}");
+        assert!(error.to_string().len() < 200, "{error}");
+    }
 }

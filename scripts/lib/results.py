@@ -27,9 +27,9 @@ CATEGORIES = [
     ("concurrency", {18, 31}, ("concurren",)),
     ("cancellation and leaks", {23, 32}, ("cancel",)),
     ("memory", {33}, ("memory",)),
-    ("payment safety", set(range(21, 29)), ("safety",)),
+    ("payment safety", set(range(21, 29)) | {36}, ("safety",)),
 ]
-BEHAVIOUR = "behaviour list (B01-B20) and units"
+BEHAVIOUR = "behaviour list (B01-B20, B34-B35) and units"
 ID = re.compile(r"(?:^|[^a-z0-9])b(\d\d)(?:[^0-9]|$)", re.IGNORECASE)
 CAMEL_ID = re.compile(r"testB(\d\d)")
 
