@@ -3,9 +3,9 @@ import Foundation
 import Sika
 import XCTest
 
-/// The payment-safety layer (B21-B27): confirmPayment, handleWebhook, awaitFinalStatus (also
+/// The payment-safety layer (B21-B27, B36): confirmPayment, handleWebhook, awaitFinalStatus (also
 /// ended by cancelling its Swift Task), phone numbers, charges whose outcome is unknown,
-/// retries and the bank cache. Mirrors bindings/python/tests/test_safety.py.
+/// retries, the bank cache and answers about another reference. Mirrors bindings/python/tests/test_safety.py.
 final class SafetyTests: XCTestCase {
     var sandbox: Sandbox!
     var client: Client!
@@ -359,6 +359,46 @@ final class SafetyTests: XCTestCase {
         XCTAssertEqual(count, 2, "refreshBanks asked the service")
     }
 
+    // MARK: B36 an answer about another reference
+
+    func testB36AnAnswerAboutAnotherReferenceIsNeverATransactionOfThisOne() async throws {
+        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
+        let verified = await sikaError { try await self.client.verifyTransaction(reference: "ORDER-A") }
+        assertNamesBoth(verified)
+
+        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
+        let confirmed = await sikaError {
+            try await self.client.confirmPayment(reference: "ORDER-A", expected: self.expect("100.10", "GHS"))
+        }
+        assertNamesBoth(confirmed)
+
+        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
+        let waited = await sikaError {
+            try await self.client.awaitFinalStatus(reference: "ORDER-A", options: self.fast(timeoutMs: 5_000))
+        }
+        assertNamesBoth(waited)
+
+        // Not decidable: the service is asked to deliver the notification again.
+        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
+        let decision = try await client.handleWebhook(body: notification("ORDER-A"), expected: expect("100.10", "GHS"))
+        guard case .retryLater(let reason) = decision else {
+            return XCTFail("expected retryLater, got \(decision)")
+        }
+        XCTAssertTrue(reason.contains("`ORDER-B`"), reason)
+        XCTAssertEqual(decision.httpStatus(), 503, "the service redelivers")
+        XCTAssertFalse(decision.acknowledge())
+        for outcome in [verified as Any, confirmed as Any, waited as Any, decision] {
+            assertNoKey(outcome)
+        }
+    }
+
+    func testB36TheBlockingClientRejectsAnAnswerAboutAnotherReference() async throws {
+        let blocking = try sandbox.blockingClient()
+        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
+        let verified = sikaError(blocking: { try blocking.verifyTransaction(reference: "ORDER-A") })
+        assertNamesBoth(verified)
+    }
+
     // MARK: helpers
 
     private func seed(_ transactions: [(String, String)], amount: String) async throws {
@@ -378,6 +418,23 @@ final class SafetyTests: XCTestCase {
     /// Quick checks for the sandbox (its customer answers after 150 ms).
     private func fast(timeoutMs: Int64, cancellation: Cancellation? = nil) -> AwaitOptions {
         AwaitOptions(initialDelayMs: 50, intervalMs: 50, maxIntervalMs: 200, timeoutMs: timeoutMs, cancellation: cancellation)
+    }
+
+    /// The next verification of `requested` is answered about `answered`: a successful
+    /// transaction of the expected amount and currency, so only its reference is wrong.
+    private func crossedAnswer(requested: String, answered: String) async throws {
+        let data = try transactionObject(reference: answered, status: "successful", amount: "100.10")
+        let body = #"{"status":true,"message":"Verification successful","data":"# + data + "}"
+        try await sandbox.addFault("/transaction/verify/" + requested, kind: "body", options: ["body": body])
+    }
+
+    /// An UnexpectedResponse of HTTP 200 whose reason names both ORDER-B and ORDER-A.
+    private func assertNamesBoth(_ error: SikaError?, file: StaticString = #filePath, line: UInt = #line) {
+        guard case .UnexpectedResponse(let httpStatus, let reason)? = error else {
+            return XCTFail("expected UnexpectedResponse, got \(String(describing: error))", file: file, line: line)
+        }
+        XCTAssertEqual(httpStatus, 200, reason, file: file, line: line)
+        XCTAssertTrue(reason.contains("`ORDER-B`") && reason.contains("`ORDER-A`"), reason, file: file, line: line)
     }
 
     /// The request log does not grow for longer than the wait's largest interval.
