@@ -28,7 +28,8 @@ import org.junit.jupiter.api.assertThrows
 /**
  * The payment-safety layer (B21-B25): confirmPayment, handleWebhook, awaitFinalStatus and its
  * cancellation (the handle, and the coroutine's own), phone numbers, and charges whose outcome
- * is unknown. The same scenarios as bindings/python/tests/test_safety.py.
+ * is unknown; and (B36) a verification answered about another reference. The same scenarios as
+ * bindings/python/tests/test_safety.py.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SafetyTest {
@@ -455,6 +456,54 @@ class SafetyTest {
             assertEquals(1, sandbox.requests().size, "the second list came from the cache")
             assertEquals(first, client.refreshBanks("GH"))
             assertEquals(2, sandbox.requests().size, "refreshBanks asked the service")
+        }
+    }
+
+    // ---- B36: an answer about another reference -----------------------------------------
+
+    /**
+     * The next verification of [requested] is answered about [answered]: a successful
+     * transaction of the order's amount and currency, so only its reference is wrong.
+     */
+    private fun crossedAnswer(requested: String, answered: String) {
+        val body = """{"status":true,"message":"Verification successful","data":${transactionObject(answered, "successful", "100.10")}}"""
+        sandbox.fault("/transaction/verify/$requested", "body", "body" to body)
+    }
+
+    /** The error names both the reference verified (`ORDER-A`) and the one answered about (`ORDER-B`). */
+    private fun assertNamesBoth(error: SikaException.UnexpectedResponse) {
+        assertEquals(200, error.httpStatus, "$error")
+        assertTrue(error.reason.contains("`ORDER-B`") && error.reason.contains("`ORDER-A`"), error.reason)
+    }
+
+    @Test
+    fun testB36AnAnswerAboutAnotherReferenceIsNeverATransactionOfThisOne() = runBlocking<Unit> {
+        sandbox.client().use { client ->
+            crossedAnswer("ORDER-A", "ORDER-B")
+            assertNamesBoth(seen(assertThrows<SikaException.UnexpectedResponse> { client.verifyTransaction("ORDER-A") }))
+
+            crossedAnswer("ORDER-A", "ORDER-B")
+            assertNamesBoth(seen(assertThrows<SikaException.UnexpectedResponse> { client.confirmPayment("ORDER-A", expect("100.10")) }))
+
+            crossedAnswer("ORDER-A", "ORDER-B")
+            assertNamesBoth(seen(assertThrows<SikaException.UnexpectedResponse> { client.awaitFinalStatus("ORDER-A", fast(timeoutMs = 5_000)) }))
+
+            // Not decidable: the service is asked to deliver the notification again.
+            crossedAnswer("ORDER-A", "ORDER-B")
+            val decision = assertInstanceOf(
+                WebhookDecision.RetryLater::class.java,
+                seen(client.handleWebhook(notification("ORDER-A"), expect("100.10"))),
+            )
+            assertTrue(decision.reason.contains("`ORDER-B`"), decision.reason)
+            assertAnswer(decision, 503, acknowledge = false)
+        }
+    }
+
+    @Test
+    fun testB36TheBlockingClientRejectsAnAnswerAboutAnotherReference() {
+        sandbox.blockingClient().use { client ->
+            crossedAnswer("ORDER-A", "ORDER-B")
+            assertNamesBoth(seen(assertThrows<SikaException.UnexpectedResponse> { client.verifyTransaction("ORDER-A") }))
         }
     }
 
