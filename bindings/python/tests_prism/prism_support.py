@@ -51,7 +51,7 @@ class PreferProxy:
 
     def __init__(self, upstream: str) -> None:
         self.prefer: str | None = None
-        self.seen: list[dict] = []  # what the SDK sent, for assertions
+        self.seen: list[dict] = []  # what the SDK sent and what Prism answered, for assertions
         target = urllib.parse.urlsplit(upstream)
         proxy = self
 
@@ -68,12 +68,14 @@ class PreferProxy:
                 if proxy.prefer:
                     headers["Prefer"] = proxy.prefer
                 sent = {k.lower(): v for k, v in self.headers.items()}
-                proxy.seen.append({"method": self.command, "path": self.path, "headers": sent})
+                exchange = {"method": self.command, "path": self.path, "headers": sent}
+                proxy.seen.append(exchange)
                 upstream_conn = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
                 try:
                     upstream_conn.request(self.command, self.path, body=body, headers=headers)
                     answer = upstream_conn.getresponse()
                     payload = answer.read()
+                    exchange.update(answer_status=answer.status, answer_body=payload)
                     self.send_response(answer.status, answer.reason)
                     for name, value in answer.getheaders():
                         if name.lower() not in _HOP_BY_HOP | {"content-length"}:
