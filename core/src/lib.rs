@@ -29,7 +29,8 @@
 #![warn(missing_docs)]
 
 // One UniFFI component for the whole SDK. Its namespace keeps the name of the shared library
-// the bindings load (libsika_ffi), so generated file and symbol names stay `sika_ffi`.
+// the bindings load (libsika_ffi), so the generated files keep their names (`sika_ffi.py`,
+// `sika_ffi.kt`); the FFI symbols take the crate's name (`ffi_sika_core_...`).
 #[cfg(feature = "uniffi")]
 uniffi::setup_scaffolding!("sika_ffi");
 
