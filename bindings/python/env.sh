@@ -1,7 +1,8 @@
 # Sourced by scripts/test-python and scripts/example-python, after scripts/lib/common.sh:
 # the cached venv with the pinned tools, and a fresh build of the package installed into it.
 PYTHON_DIR="$ROOT/bindings/python"
-VENV="$SIKA_CACHE/python-venv"
+# SIKA_PYTHON_VENV: another venv, so two work trees can test at once without sharing one.
+VENV="${SIKA_PYTHON_VENV:-$SIKA_CACHE/python-venv}"
 
 # Creates the venv once; reinstalls the tools whenever requirements-dev.txt changes.
 ensure_python_venv() {

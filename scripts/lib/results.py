@@ -28,6 +28,7 @@ CATEGORIES = [
     ("cancellation and leaks", {23, 32}, ("cancel",)),
     ("memory", {33}, ("memory",)),
     ("payment safety", set(range(21, 29)) | {36}, ("safety",)),
+    ("process model", {37, 38, 39}, ("process_model", "deployment")),
 ]
 BEHAVIOUR = "behaviour list (B01-B20, B34-B35) and units"
 ID = re.compile(r"(?:^|[^a-z0-9])b(\d\d)(?:[^0-9]|$)", re.IGNORECASE)
