@@ -10,6 +10,7 @@
 //! longer generates that shape: an upgrade is looked at, never half-patched.
 
 mod patch;
+mod python_stub;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,10 +34,22 @@ fn main() -> ExitCode {
     };
     let library = value_of("--library").map(PathBuf::from);
     for language in languages {
-        if let Err(error) = patch::apply(language, &out_dir, library.as_deref()) {
+        if let Err(error) = generate(language, &out_dir, library.as_deref()) {
             eprintln!("uniffi-bindgen: {error}");
             return ExitCode::FAILURE;
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Sika's steps after UniFFI's generator: the patches, then for Python the typed declarations
+/// (ADR 0016).
+fn generate(language: &str, out_dir: &std::path::Path, library: Option<&std::path::Path>) -> Result<(), String> {
+    if language != "python" {
+        return patch::apply(language, out_dir, library);
+    }
+    let library = library.ok_or("--library is needed to read the interface's metadata")?;
+    python_stub::remove_stale(out_dir)?;
+    patch::apply(language, out_dir, Some(library))?;
+    python_stub::write(out_dir, library)
 }

@@ -2,7 +2,7 @@
 //! They change presentation and plumbing only; every behaviour stays in the Rust core.
 
 mod kotlin;
-mod python;
+pub mod python;
 mod swift;
 
 use std::fs;

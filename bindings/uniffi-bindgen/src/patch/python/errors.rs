@@ -25,3 +25,7 @@ pub fn patch(text: String) -> Result<String, String> {
     )?;
     Ok(format!("{}{}{}", &text[..start], patched_class, &text[end..]))
 }
+
+/// What this patch adds, for the typed declarations (ADR 0016).
+pub const ADDED: &[crate::patch::python::Member] =
+    &[crate::patch::python::Member { class: "SikaError", declaration: "def __str__(self) -> str: ..." }];
