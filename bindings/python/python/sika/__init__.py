@@ -8,14 +8,19 @@ patch of the generated code, applied by the project's ``uniffi-bindgen``).
 ``Client`` methods are coroutines; ``BlockingClient`` has the same methods as plain calls
 that release the GIL while they wait. Amounts are ``decimal.Decimal``, timestamps are
 timezone-aware ``datetime`` objects in UTC.
+
+The package is typed (``py.typed``): ``sika._ffi.sika_ffi_types``, generated with the
+bindings, declares every name for mypy and pyright and re-exports the generated ones.
 """
 
 from importlib.metadata import version as _version
 
-from ._ffi import sika_ffi as _generated
-from ._ffi.sika_ffi import *  # noqa: F403  (the exported names; __all__ below lists them)
+from ._ffi import sika_ffi_types as _declared
+from ._ffi.sika_ffi_types import *  # noqa: F403  (the exported names; __all__ below lists them)
 
 # Every exported name but the generated `...Protocol` twins of the objects (an implementation
-# detail), so names the core adds later appear here without an edit.
-__all__ = [name for name in _generated.__all__ if not name.endswith("Protocol")]
+# detail), so names the core adds later appear here without an edit. (`+=` of a module's
+# `__all__` is a form type checkers follow.)
+__all__: list[str] = []
+__all__ += _declared.__all__
 __version__ = _version("sika")

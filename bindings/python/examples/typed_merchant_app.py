@@ -1,0 +1,283 @@
+"""A merchant server's calls as a type-checked application writes them: every public call of
+the package, with `match` on the SDK's decisions and `except` on its typed errors. The
+package is typed (`py.typed`), so `mypy --strict` and pyright in strict mode check this file
+with no `Any` and no `# type: ignore` (tests/test_typing.py does, B42, and runs it against
+the sandbox).
+
+Run it against the sandbox with the package installed:
+`SIKA_BASE_URL=http://127.0.0.1:PORT SIKA_SECRET_KEY=... python examples/typed_merchant_app.py`
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from decimal import Decimal
+
+import sika
+
+EMAIL = "ama@example.com"
+
+
+def what_to_do(status: sika.TransactionStatus) -> str:
+    """A status, read the way the service documents it."""
+    match status:
+        case sika.TransactionStatus.SUCCESSFUL():
+            return "paid: fulfil the order"
+        case sika.TransactionStatus.UNKNOWN(value):  # a positional pattern
+            return f"unknown status {value!r}: investigate, never fulfil"
+        case _:
+            final = "final" if status.is_final() else "not final yet"
+            return f"{status} ({final}): {action_text(status.merchant_action())}"
+
+
+def action_text(action: sika.MerchantAction) -> str:
+    match action:
+        case sika.MerchantAction.FULFIL_ORDER:
+            return "fulfil the order"
+        case sika.MerchantAction.AWAIT_WEBHOOK_OR_REVERIFY:
+            return "wait for the webhook or verify again"
+        case sika.MerchantAction.INFORM_CUSTOMER_ALLOW_RETRY:
+            return "tell the customer, allow a retry"
+        case sika.MerchantAction.CONTACT_CUSTOMER:
+            return "contact the customer"
+        case sika.MerchantAction.UPDATE_ORDER_AND_REFUND:
+            return "update the order and refund"
+        case sika.MerchantAction.INVESTIGATE:
+            return "investigate"
+
+
+def what_the_check_says(check: sika.PaymentCheck) -> str:
+    """`confirm_payment`'s answer: ship only on CONFIRMED."""
+    match check:
+        case sika.PaymentCheck.CONFIRMED(transaction=paid):  # a keyword pattern
+            return f"confirmed: ship {paid.amount} {paid.currency} ({paid.gateway_ref})"
+        case sika.PaymentCheck.MISMATCH(_, field, expected, actual):  # positional
+            return f"mismatch on {field}: expected {expected}, got {actual}"
+        case sika.PaymentCheck.NOT_PAID(transaction, action):
+            return f"not paid ({transaction.status}): {action_text(action)}"
+        case sika.PaymentCheck.NOT_YET(transaction=pending):
+            return f"not yet: {what_to_do(pending.status)}"
+        case _:
+            return "an answer this application does not know: investigate"
+
+
+def what_to_answer(decision: sika.WebhookDecision) -> tuple[int, str]:
+    """The HTTP status to answer the webhook with, and what the server does."""
+    match decision:
+        case sika.WebhookDecision.FULFIL(transaction):
+            done = f"fulfil {transaction.tx_ref}"
+        case sika.WebhookDecision.INVESTIGATE(transaction=transaction, reason=reason):
+            done = f"investigate {transaction.tx_ref}: {reason}"
+        case sika.WebhookDecision.RETRY_LATER(reason) | sika.WebhookDecision.REJECT(reason):
+            done = f"not now: {reason}"
+        case sika.WebhookDecision.IGNORE(reason=reason):
+            done = f"ignore: {reason}"
+        case _:
+            done = "unknown decision"
+    acknowledged = "acknowledged" if decision.acknowledge() else "refused"
+    return decision.http_status(), f"{done} ({acknowledged})"
+
+
+def account_scheme(account_type: sika.BankAccountType) -> str:
+    match account_type:
+        case sika.BankAccountType.NUBAN():
+            return "NUBAN"
+        case sika.BankAccountType.ACCOUNT_NUMBER():
+            return "account number"
+        case sika.BankAccountType.OTHER(value):
+            return value
+        case _:
+            return "unknown"
+
+
+def payment_method(payment_type: sika.PaymentType) -> str:
+    match payment_type:
+        case sika.PaymentType.MOBILE_MONEY():
+            return "mobile money"
+        case sika.PaymentType.CARD():
+            return "card"
+        case sika.PaymentType.OTHER(value=value):
+            return value
+        case _:
+            return "unknown"
+
+
+def describe(transaction: sika.Transaction) -> str:
+    customer = transaction.customer
+    who = "no customer" if customer is None else f"{customer.name} <{customer.email}> {customer.phone_number}"
+    fields = ", ".join(f"{field.display_name}={field.value}" for field in transaction.custom_fields)
+    paid_at: str = transaction.updated_at.isoformat()
+    return (
+        f"{transaction.tx_ref}: {transaction.amount} {transaction.currency} by "
+        f"{payment_method(transaction.payment_type)}, {who}, [{fields}], at {paid_at}"
+    )
+
+
+def charge_request(reference: str, phone: str, amount: Decimal, provider: str) -> sika.ChargeRequest:
+    return sika.ChargeRequest(
+        amount=amount,
+        email=EMAIL,
+        phone_number=sika.normalize_phone_number(phone, "GH"),
+        reference=reference,
+        currency="GHS",
+        provider=provider,
+        callback_url="https://shop.example.com/return",
+    )
+
+
+def wait_options(cancellation: sika.Cancellation | None = None) -> sika.AwaitOptions:
+    return sika.AwaitOptions(
+        initial_delay_ms=50, interval_ms=50, max_interval_ms=200, timeout_ms=10_000, cancellation=cancellation
+    )
+
+
+async def checkout(client: sika.Client, reference: str, phone: str, amount: Decimal) -> str:
+    """The async client: pick a provider, charge, wait for the customer, confirm."""
+    providers = await client.list_mobile_money_providers("GH")
+    provider = next(provider for provider in providers if provider.active)
+    try:
+        response = await client.initiate_charge(charge_request(reference, phone, amount, provider.code))
+    except sika.SikaError.ChargeOutcomeUnknown as error:
+        return f"charge {error.reference} may have been taken: verify before charging again"
+    except sika.SikaError.Api as error:
+        return f"charge refused with HTTP {error.http_status}: {error.message}"
+    except sika.SikaError.InvalidInput as error:
+        return f"not sent, {error.field} is wrong: {error.reason}"
+    accepted = f"HTTP {response.http_status} {response.message or ''}".strip()
+    try:
+        final = await client.await_final_status(reference, wait_options())
+    except sika.SikaError.Timeout:
+        return f"{accepted}; the customer has not answered yet"
+    check = await client.confirm_payment(reference, sika.ExpectedPayment(amount=amount, currency="GHS"))
+    return f"{accepted}; {what_to_do(final.status)}; {what_the_check_says(check)}"
+
+
+def checkout_blocking(client: sika.BlockingClient, reference: str, phone: str, amount: Decimal) -> str:
+    """The same with the blocking client, as a WSGI or worker process calls it."""
+    providers = client.list_mobile_money_providers()
+    provider = next(provider for provider in providers if provider.active)
+    try:
+        response = client.initiate_charge(charge_request(reference, phone, amount, provider.code))
+    except sika.SikaError.ChargeOutcomeUnknown as error:
+        return f"charge {error.reference} may have been taken: verify before charging again"
+    except sika.SikaError.Api as error:
+        return f"charge refused with HTTP {error.http_status}: {error.message}"
+    cancellation = sika.Cancellation()
+    final = client.await_final_status(reference, wait_options(cancellation))
+    assert not cancellation.is_cancelled()
+    check = client.confirm_payment(reference, sika.ExpectedPayment(amount=amount, currency="GHS"))
+    return f"HTTP {response.http_status}; {what_to_do(final.status)}; {what_the_check_says(check)}"
+
+
+async def give_up(client: sika.Client, reference: str) -> str:
+    """A wait the merchant stops (the customer left the page): a `Cancellation` ends it."""
+    cancellation = sika.Cancellation()
+    cancellation.cancel()
+    try:
+        transaction = await client.await_final_status(reference, wait_options(cancellation))
+    except sika.SikaError.Cancelled:
+        return f"stopped waiting for {reference}"
+    return what_to_do(transaction.status)
+
+
+async def verify(client: sika.Client, reference: str) -> str:
+    try:
+        transaction = await client.verify_transaction(reference)
+    except sika.SikaError.TransactionNotFound:
+        return f"{reference}: no such transaction"
+    except sika.SikaError.InvalidInput as error:
+        return f"{reference}: not sent, bad {error.field}"
+    except sika.SikaError.RateLimited as error:
+        return f"slow down, retry after {error.retry_after_seconds} s"
+    except sika.SikaError.UnexpectedResponse as error:
+        return f"the service answered HTTP {error.http_status} with something else: {error.reason}"
+    except sika.SikaError as error:
+        return f"{reference}: {error}"
+    return f"{describe(transaction)}: {what_to_do(transaction.status)}"
+
+
+def verify_blocking(client: sika.BlockingClient, reference: str) -> str:
+    try:
+        return what_to_do(client.verify_transaction(reference).status)
+    except sika.SikaError.TransactionNotFound as error:
+        return f"{reference}: {error.message()}"
+
+
+async def webhook(client: sika.Client, body: bytes, orders: dict[str, sika.ExpectedPayment]) -> tuple[int, str]:
+    """A webhook endpoint: the body only names the order; the decision comes from the service."""
+    try:
+        event = sika.parse_webhook_event(body)
+    except sika.SikaError.InvalidInput:
+        return 400, "not a webhook"
+    expected = orders.get(event.reference or "")
+    if expected is None:
+        return 400, f"{event.event} about an unknown order"
+    return what_to_answer(await client.handle_webhook(body, expected))
+
+
+def webhook_blocking(client: sika.BlockingClient, body: bytes, expected: sika.ExpectedPayment) -> tuple[int, str]:
+    return what_to_answer(client.handle_webhook(body, expected))
+
+
+async def banks(client: sika.Client, blocking: sika.BlockingClient, country: str) -> list[str]:
+    """Bank pickers: the cached list, and a fresh one after the merchant asks."""
+    cached = await client.list_banks(country)
+    fresh = await client.refresh_banks(country)
+    again = blocking.refresh_banks(country) + blocking.list_banks(country)
+    assert len(again) == 2 * len(fresh)
+    return [f"{bank.name} ({bank.code}, {account_scheme(bank.account_type)})" for bank in cached]
+
+
+def offline(providers_body: bytes, banks_body: bytes, transaction_body: bytes, charge_body: bytes) -> list[str]:
+    """What needs no service: the country table, phone numbers, and decoding answers that the
+    application fetched with its own HTTP stack."""
+    lines = [f"{c.code} {c.name} {c.currency} mobile money: {c.mobile_money}" for c in sika.countries()]
+    lines.append(sika.normalize_phone_number("024 412 3456", "GH"))
+    lines.extend(provider.provider_type for provider in sika.decode_providers_response(200, providers_body))
+    lines.extend(account_scheme(bank.account_type) for bank in sika.decode_banks_response(200, banks_body))
+    lines.append(what_to_do(sika.decode_transaction_response(200, transaction_body).status))
+    charge = sika.decode_charge_response(200, charge_body)
+    lines.append(f"{charge.http_status} {charge.status} {charge.data_json is not None} {len(charge.raw_json)}")
+    return lines
+
+
+def clients_from_env() -> tuple[sika.Client, sika.BlockingClient]:
+    """The clients from SIKA_SECRET_KEY and SIKA_BASE_URL, or from explicit settings."""
+    if sika.enable_logging(sika.LogLevel.WARN):
+        print("logging to stderr at WARN", file=sys.stderr)
+    return sika.Client.from_env(), sika.BlockingClient.from_env()
+
+
+def clients(secret_key: str, base_url: str) -> tuple[sika.Client, sika.BlockingClient]:
+    config = sika.ClientConfig(
+        secret_key=sika.SecretKey(secret_key),
+        base_url=base_url,
+        timeout_ms=10_000,
+        connect_timeout_ms=2_000,
+        max_retries=2,
+        bank_cache_ttl_seconds=600,
+        user_agent_suffix=f"typed-merchant-app sika/{sika.__version__}",
+    )
+    return sika.Client(config), sika.BlockingClient(config)
+
+
+async def main() -> int:
+    client, blocking = clients_from_env()
+    order = f"ORDER-{time.time_ns() // 1_000_000}"
+    print(await checkout(client, order, "024 412 0000", Decimal("25.50")))
+    print(checkout_blocking(blocking, f"{order}-B", "024 412 0000", Decimal("10.00")))
+    print(await verify(client, order))
+    print(await give_up(client, order))
+    print(verify_blocking(blocking, "ORDER-NEVER-CHARGED"))
+    body = b'{"event":"charge.success","data":{"reference":"' + order.encode() + b'"}}'
+    orders = {order: sika.ExpectedPayment(amount=Decimal("25.50"), currency="GHS")}
+    print(await webhook(client, body, orders))
+    print(webhook_blocking(blocking, body, orders[order]))
+    print("\n".join(await banks(client, blocking, "NG")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

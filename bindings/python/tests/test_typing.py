@@ -1,0 +1,351 @@
+"""B42: the installed package is typed for checkers. mypy --strict and pyright (strict) accept
+the typed example app (every public call, `match` and `except` included) and reject exactly the
+marked lines of tests/typing_rejected_calls.py; the generated declarations
+(`sika/_ffi/sika_ffi_types.py`, ADR 0016) say what the runtime classes do; and the example
+app, run against the sandbox, gives the answers its types promise (positional `match`
+patterns included)."""
+
+from __future__ import annotations
+
+import ast
+import enum
+import importlib
+import importlib.util
+import inspect
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tokenize
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import sika
+from sika._ffi import sika_ffi as generated
+from sika._ffi import sika_ffi_types as declared
+from support import FIXTURES_DIR, KEY, transaction_object
+
+PYTHON_DIR = Path(__file__).resolve().parents[1]
+APP = PYTHON_DIR / "examples" / "typed_merchant_app.py"
+REJECTED = Path(__file__).resolve().parent / "typing_rejected_calls.py"
+BIN = Path(sys.executable).parent
+# A line the checkers must reject: code, then this comment.
+REJECTED_MARK = re.compile(r"^\s*\S.*  # rejected: \S")
+
+
+def installed_package() -> Path:
+    """The wheel's `sika` in the venv (never the source tree, which has no bindings)."""
+    package = Path(sika.__file__).resolve().parent
+    assert "site-packages" in package.parts, package
+    return package
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory) -> dict[str, dict[str, set[int]]]:
+    """Runs each checker once over copies of both files, in a directory of their own, so
+    `import sika` can only find the installed package: checker -> file -> lines with errors."""
+    installed_package()
+    work = tmp_path_factory.mktemp("typing")
+    files = [APP.name, REJECTED.name]
+    for source in [APP, REJECTED]:
+        (work / source.name).write_text(source.read_text())
+    (work / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "strict"}))
+    env = {**os.environ, "CI": "true", "MYPYPATH": ""}
+    env.pop("PYTHONPATH", None)
+
+    mypy = subprocess.run(
+        [BIN / "mypy", "--strict", "--no-error-summary", "--cache-dir", work / ".mypy_cache", *files],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert mypy.returncode in (0, 1), mypy.stdout + mypy.stderr
+    mypy_errors: dict[str, set[int]] = {name: set() for name in files}
+    for line in mypy.stdout.splitlines():
+        found = re.match(r"^(.+?):(\d+): error: ", line)
+        if found:
+            mypy_errors[found.group(1)].add(int(found.group(2)))
+
+    pyright = subprocess.run(
+        [BIN / "pyright", "--outputjson", "--pythonpath", sys.executable, *files],
+        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    report = json.loads(pyright.stdout)
+    assert report["summary"]["filesAnalyzed"] == len(files), pyright.stdout
+    pyright_errors: dict[str, set[int]] = {name: set() for name in files}
+    for diagnostic in report["generalDiagnostics"]:
+        if diagnostic["severity"] == "error":
+            pyright_errors[Path(diagnostic["file"]).name].add(diagnostic["range"]["start"]["line"] + 1)
+    return {"mypy": mypy_errors, "pyright": pyright_errors, "output": {"mypy": mypy.stdout, "pyright": pyright.stdout}}
+
+
+@pytest.mark.parametrize("checker", ["mypy", "pyright"])
+def test_b42_the_typed_app_passes_the_checker_in_strict_mode(checked, checker):
+    source = APP.read_text()
+    # Nothing silenced, nothing untyped: the package's own types carry the app.
+    comments = [token.string for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type == tokenize.COMMENT]
+    assert not [comment for comment in comments if "ignore" in comment]
+    names = {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+    names |= {node.attr for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Attribute)}
+    assert "Any" not in names and "cast" not in names
+    assert checked[checker][APP.name] == set(), checked["output"][checker]
+
+
+@pytest.mark.parametrize("checker", ["mypy", "pyright"])
+def test_b42_the_checker_rejects_exactly_the_marked_calls(checked, checker):
+    lines = REJECTED.read_text().splitlines()
+    marked = {number for number, line in enumerate(lines, start=1) if REJECTED_MARK.match(line)}
+    assert len(marked) == 10
+    assert checked[checker][REJECTED.name] == marked, checked["output"][checker]
+
+
+def test_b42_the_wheel_ships_py_typed_and_the_declarations():
+    package = installed_package()
+    assert (package / "py.typed").is_file()
+    assert Path(declared.__file__).resolve() == package / "_ffi" / "sika_ffi_types.py"
+    # At run time the declarations module is the generated one's names, nothing of its own.
+    assert sika.__all__ == declared.__all__
+    assert all(getattr(sika, name) is getattr(generated, name) for name in sika.__all__)
+    assert set(sika.__all__) == {name for name in generated.__all__ if not name.endswith("Protocol")}
+
+
+# The runtime members that typing relies on besides public names: protocols a class may add.
+PROTOCOL_DUNDERS = {"__enter__", "__exit__", "__aenter__", "__aexit__", "__iter__", "__len__", "__getitem__"}
+
+
+def declarations_block() -> list[ast.stmt]:
+    tree = ast.parse(Path(declared.__file__).read_text())
+    (block,) = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "typing.TYPE_CHECKING"]
+    return block.body
+
+
+def normalized(annotation: str) -> str:
+    """A generated annotation as the declarations write it: an argument with a default is
+    `typing.Union[object, T] = _DEFAULT` in the generated code, `T = ...` in the declarations."""
+    found = re.fullmatch(r"typing\.Union\[object, (.*)\]", annotation)
+    return found.group(1) if found else annotation
+
+
+def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, str, bool, str]]:
+    """(name, kind, has a default, annotation) of each parameter, as `inspect` names the kinds,
+    and the return annotation last."""
+    arguments = function.args
+    positional = arguments.posonlyargs + arguments.args
+    defaults = [False] * (len(positional) - len(arguments.defaults)) + [True] * len(arguments.defaults)
+    kinds = [("POSITIONAL_ONLY" if argument in arguments.posonlyargs else "POSITIONAL_OR_KEYWORD") for argument in positional]
+    found = list(zip(positional, kinds, defaults))
+    if arguments.vararg:
+        found.append((arguments.vararg, "VAR_POSITIONAL", False))
+    found.extend((argument, "KEYWORD_ONLY", default is not None) for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults))
+    if arguments.kwarg:
+        found.append((arguments.kwarg, "VAR_KEYWORD", False))
+    annotation = lambda node: "" if node is None else ast.unparse(node)  # noqa: E731
+    returns = ("return", "", False, annotation(function.returns))
+    return [(argument.arg, kind, default, annotation(argument.annotation)) for argument, kind, default in found] + [returns]
+
+
+def runtime_parameters(function, declared: list[tuple[str, str, bool, str]]) -> list[tuple[str, str, bool, str]]:
+    """The same of a runtime function; where it has no annotation (some generated methods have
+    none), the declared one stands."""
+    signature = inspect.signature(function)
+    found = [
+        (parameter.name, parameter.kind.name, parameter.default is not inspect.Parameter.empty, parameter.annotation)
+        for parameter in signature.parameters.values()
+    ]
+    found.append(("return", "", False, signature.return_annotation))
+    return [
+        (name, kind, default, declared_one[3] if annotation is inspect.Parameter.empty else normalized(annotation))
+        for (name, kind, default, annotation), declared_one in zip(found, declared + [("", "", False, "")] * len(found))
+    ]
+
+
+def resolve(path: str):
+    value = generated
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def test_b42_every_declaration_is_what_the_runtime_has():
+    block = declarations_block()
+    classes = {node.name: node for node in block if isinstance(node, ast.ClassDef)}
+    # `Enum.VARIANT: TypeAlias = "Enum_VARIANT"`: the runtime path of each variant's class.
+    paths = {name: name for name in classes}
+    for node in classes.values():
+        for statement in node.body:
+            if isinstance(statement, ast.AnnAssign) and ast.unparse(statement.annotation) == "TypeAlias":
+                paths[statement.value.value] = f"{node.name}.{statement.target.id}"
+
+    def declared_members(name: str) -> set[str]:
+        """Every name a class declares, its declared bases' included."""
+        members = set()
+        for statement in classes[name].body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                members.add(statement.name)
+            elif isinstance(statement, ast.AnnAssign):
+                members.add(statement.target.id)
+            elif isinstance(statement, ast.Assign):
+                members.update(target.id for target in statement.targets)
+        for base in classes[name].bases:
+            if ast.unparse(base) in classes:
+                members |= declared_members(ast.unparse(base))
+        return members
+
+    checked = 0
+    for name, node in classes.items():
+        runtime = resolve(paths[name])
+        assert isinstance(runtime, type), paths[name]
+        for base in node.bases:
+            base_name = ast.unparse(base)
+            runtime_base = resolve(paths[base_name]) if base_name in paths else eval(base_name, {"enum": enum})
+            assert issubclass(runtime, runtime_base), f"{paths[name]} is not a {base_name}"
+        match_args = ()
+        for statement in node.body:
+            if isinstance(statement, ast.Assign) and statement.targets[0].id == "__match_args__":
+                match_args = ast.literal_eval(statement.value)
+            elif isinstance(statement, ast.Assign) and issubclass(runtime, enum.Enum):
+                member = runtime[statement.targets[0].id]
+                assert member.value == ast.literal_eval(statement.value), f"{paths[name]}.{member.name}"
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                member = inspect.getattr_static(runtime, statement.name)
+                function = member.__func__ if isinstance(member, classmethod) else member
+                if inspect.isfunction(function) and function.__module__ == generated.__name__:
+                    expected = parameters_of(statement)
+                    assert runtime_parameters(function, expected) == expected, f"{paths[name]}.{statement.name}"
+                    assert inspect.iscoroutinefunction(function) == isinstance(statement, ast.AsyncFunctionDef)
+                    checked += 1
+            elif isinstance(statement, ast.AnnAssign) and ast.unparse(statement.annotation) != "TypeAlias":
+                # A field: the generated `__init__` takes it (and sets it), of the same type.
+                field = statement.target.id
+                parameter = inspect.signature(runtime.__init__).parameters[field]
+                if parameter.annotation is not inspect.Parameter.empty:
+                    assert parameter.annotation == ast.unparse(statement.annotation), f"{paths[name]}.{field}"
+        # Positional patterns: what checkers allow is what the runtime class takes.
+        assert tuple(getattr(runtime, "__match_args__", ())) == match_args, paths[name]
+        if issubclass(runtime, enum.Enum):
+            assert {member.name for member in runtime} <= declared_members(name), paths[name]
+        # What the generated code and the patches add is declared, or checkers would reject it.
+        for owner in runtime.__mro__:
+            if owner.__module__ != generated.__name__:
+                continue
+            for member_name, member in vars(owner).items():
+                public = not member_name.startswith("_") or member_name in PROTOCOL_DUNDERS
+                if public and callable(member) or isinstance(member, (classmethod, staticmethod)):
+                    if public and not isinstance(member, type):
+                        assert member_name in declared_members(name), f"{paths[name]}.{member_name} is not declared"
+    functions = [node for node in block if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for node in functions:
+        expected = parameters_of(node)
+        assert runtime_parameters(getattr(generated, node.name), expected) == expected, node.name
+    aliases = [node for node in block if isinstance(node, ast.Assign)]
+    for node in aliases:
+        module, attribute = ast.unparse(node.value).split(".")
+        assert getattr(generated, node.targets[0].id) is getattr(importlib.import_module(module), attribute)
+    assert {node.name for node in functions} | set(paths) >= set(declared.__all__)
+    assert checked > 100 and len(aliases) == 2
+
+
+def test_b42_enum_variants_take_positional_patterns_at_run_time():
+    transaction = sika.decode_transaction_response(200, (FIXTURES_DIR / "responses" / "verify_successful.json").read_bytes())
+    match sika.PaymentCheck.MISMATCH(transaction, "amount", "100.11", "100.10"):
+        case sika.PaymentCheck.MISMATCH(paid, field, expected, actual):
+            assert (paid, field, expected, actual) == (transaction, "amount", "100.11", "100.10")
+        case other:
+            pytest.fail(f"no match: {other}")
+    match sika.TransactionStatus.UNKNOWN(value="success"):
+        case sika.TransactionStatus.UNKNOWN(value):
+            assert value == "success"
+        case other:
+            pytest.fail(f"no match: {other}")
+    # Variants without fields take none; every variant with fields takes them in order.
+    assert sika.TransactionStatus.PENDING.__match_args__ == ()
+    assert sika.WebhookDecision.INVESTIGATE.__match_args__ == ("transaction", "reason")
+
+
+def load_app():
+    spec = importlib.util.spec_from_file_location("typed_merchant_app", APP)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_b42_the_typed_app_runs_against_the_sandbox(sandbox, monkeypatch, capsys):
+    app = load_app()
+    client, blocking = app.clients(KEY, sandbox.url)
+
+    paid = await app.checkout(client, "TYPED-1", "024 412 0000", Decimal("25.50"))
+    assert paid == "HTTP 200 Charge initiated; paid: fulfil the order; confirmed: ship 25.50 GHS (" + (
+        (await client.verify_transaction("TYPED-1")).gateway_ref + ")"
+    )
+    assert await app.checkout(client, "TYPED-1", "024 412 0000", Decimal("25.50")) == (
+        "charge refused with HTTP 409: Duplicate transaction reference"
+    )
+    assert app.checkout_blocking(blocking, "TYPED-2", "024 412 1111", Decimal("10")).startswith(
+        "HTTP 200; failed (final): tell the customer, allow a retry; not paid (failed)"
+    )
+
+    for reference, status in [("PAID", "successful"), ("WORD", "success"), ("PEND", "pending"), ("FAIL", "failed")]:
+        sandbox.seed_transaction(transaction_object(reference, status, "100.10"))
+    order = sika.ExpectedPayment(amount=Decimal("100.10"), currency="GHS")
+    checks = {
+        reference: app.what_the_check_says(await client.confirm_payment(reference, order))
+        for reference in ["PAID", "WORD", "PEND", "FAIL"]
+    }
+    assert checks["PAID"].startswith("confirmed: ship 100.10 GHS")
+    assert checks["WORD"] == "not paid (success): investigate"
+    assert checks["PEND"] == "not yet: pending (not final yet): wait for the webhook or verify again"
+    assert checks["FAIL"] == "not paid (failed): tell the customer, allow a retry"
+    short = await client.confirm_payment("PAID", sika.ExpectedPayment(amount=Decimal("100.11"), currency="GHS"))
+    assert app.what_the_check_says(short) == "mismatch on amount: expected 100.11, got 100.10"
+
+    assert (await app.verify(client, "WORD")).endswith("unknown status 'success': investigate, never fulfil")
+    assert await app.verify(client, "NEVER-CHARGED") == "NEVER-CHARGED: no such transaction"
+    assert await app.verify(client, "..") == "..: not sent, bad reference"
+    assert app.verify_blocking(blocking, "PEND") == "pending (not final yet): wait for the webhook or verify again"
+    assert app.verify_blocking(blocking, "NEVER-CHARGED") == "NEVER-CHARGED: transaction not found"
+    assert await app.give_up(client, "PEND") == "stopped waiting for PEND"
+
+    body = lambda reference: b'{"event":"charge.success","data":{"reference":"' + reference.encode() + b'"}}'  # noqa: E731
+    orders = {"PAID": order, "PEND": order}
+    assert await app.webhook(client, body("PAID"), orders) == (200, "fulfil PAID (acknowledged)")
+    assert (await app.webhook(client, body("PEND"), orders))[0] == 503
+    assert await app.webhook(client, body("WORD"), orders) == (400, "charge.success about an unknown order")
+    assert await app.webhook(client, b"{", orders) == (400, "not a webhook")
+    word = app.webhook_blocking(blocking, body("WORD"), order)
+    assert word[0] == 200 and word[1].startswith("investigate WORD: ")
+
+    banks = await app.banks(client, blocking, "NG")
+    assert banks[0] == "Access Bank (044, NUBAN)"
+
+    responses = FIXTURES_DIR / "responses"
+    bodies = [(responses / name).read_bytes() for name in ["providers_gh.json", "banks_unknown_type.json", "verify_unknown_status.json", "charge_accepted.json"]]  # fmt: skip
+    countries = [f"{code} {name} {currency} mobile money: {code != 'NG'}" for code, name, currency in [
+        ("GH", "Ghana", "GHS"), ("KE", "Kenya", "KES"), ("UG", "Uganda", "UGX"), ("TZ", "Tanzania", "TZS"), ("NG", "Nigeria", "NGN"),
+    ]]  # fmt: skip
+    assert app.offline(*bodies) == [
+        *countries,
+        "+233244123456",
+        *["mobile_money"] * 3,
+        "account number",
+        "virtual_account",  # BankAccountType.OTHER(value), a positional pattern
+        "unknown status 'processing': investigate, never fulfil",
+        f"200 True True {len(bodies[3].decode())}",
+    ]
+
+    monkeypatch.setenv("SIKA_SECRET_KEY", KEY)
+    monkeypatch.setenv("SIKA_BASE_URL", sandbox.url)
+    assert await app.main() == 0
+    printed = capsys.readouterr().out.splitlines()
+    order = printed[3].removeprefix("stopped waiting for ")
+    assert order.startswith("ORDER-")
+    assert printed[0].startswith("HTTP 200 Charge initiated; paid: fulfil the order; confirmed: ship 25.50 GHS (")
+    assert printed[1].startswith("HTTP 200; paid: fulfil the order; confirmed: ship 10.00 GHS (")
+    assert printed[2].startswith(f"{order}: 25.50 GHS by mobile money, ") and printed[2].endswith(": paid: fulfil the order")
+    assert printed[4:7] == [
+        "ORDER-NEVER-CHARGED: transaction not found",
+        f"(200, 'fulfil {order} (acknowledged)')",
+        f"(200, 'fulfil {order} (acknowledged)')",
+    ]
+    assert printed[7:] == banks
