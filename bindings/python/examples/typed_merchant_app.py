@@ -25,6 +25,8 @@ def what_to_do(status: sika.TransactionStatus) -> str:
     match status:
         case sika.TransactionStatus.SUCCESSFUL():
             return "paid: fulfil the order"
+        case sika.TransactionStatus.UNKNOWN(value="success"):  # a keyword pattern
+            return "`success` is not `successful`: investigate, never fulfil"
         case sika.TransactionStatus.UNKNOWN(value):  # a positional pattern
             return f"unknown status {value!r}: investigate, never fulfil"
         case _:

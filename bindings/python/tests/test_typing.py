@@ -93,6 +93,32 @@ def test_b42_the_typed_app_passes_the_checker_in_strict_mode(checked, checker):
     assert checked[checker][APP.name] == set(), checked["output"][checker]
 
 
+def test_b42_the_typed_app_makes_every_public_call():
+    tree = ast.parse(APP.read_text())
+    used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    functions = {name for name in sika.__all__ if inspect.isfunction(getattr(sika, name))}
+    assert functions and functions - used == set()
+    # Each client's every method, called on a parameter annotated as that client.
+    called: dict[str, set[str]] = {"Client": set(), "BlockingClient": set()}
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        clients = {
+            argument.arg: ast.unparse(argument.annotation).removeprefix("sika.")
+            for argument in function.args.args
+            if argument.annotation is not None and ast.unparse(argument.annotation) in ("sika.Client", "sika.BlockingClient")
+        }
+        for node in ast.walk(function):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in clients:
+                called[clients[node.value.id]].add(node.attr)
+    for name, methods in called.items():
+        runtime = getattr(sika, name)
+        public = {member for member, value in vars(runtime).items() if not member.startswith("_") and inspect.isfunction(value)}
+        assert public and public - methods == set(), name
+        assert f"{name}.from_env" in APP.read_text()
+    assert {"ClientConfig", "AwaitOptions", "Cancellation", "cancel", "is_cancelled"} <= used
+
+
 @pytest.mark.parametrize("checker", ["mypy", "pyright"])
 def test_b42_the_checker_rejects_exactly_the_marked_calls(checked, checker):
     lines = REJECTED.read_text().splitlines()
@@ -300,7 +326,7 @@ async def test_b42_the_typed_app_runs_against_the_sandbox(sandbox, monkeypatch, 
     short = await client.confirm_payment("PAID", sika.ExpectedPayment(amount=Decimal("100.11"), currency="GHS"))
     assert app.what_the_check_says(short) == "mismatch on amount: expected 100.11, got 100.10"
 
-    assert (await app.verify(client, "WORD")).endswith("unknown status 'success': investigate, never fulfil")
+    assert (await app.verify(client, "WORD")).endswith("`success` is not `successful`: investigate, never fulfil")
     assert await app.verify(client, "NEVER-CHARGED") == "NEVER-CHARGED: no such transaction"
     assert await app.verify(client, "..") == "..: not sent, bad reference"
     assert app.verify_blocking(blocking, "PEND") == "pending (not final yet): wait for the webhook or verify again"
