@@ -8,12 +8,16 @@ patch of the generated code, applied by the project's ``uniffi-bindgen``).
 ``Client`` methods are coroutines; ``BlockingClient`` has the same methods as plain calls
 that release the GIL while they wait. Amounts are ``decimal.Decimal``, timestamps are
 timezone-aware ``datetime`` objects in UTC.
+
+The core's logs go to the ``sika`` logger of ``logging`` (``sika._logging``, set up on import):
+configure it as any other; ``enable_logging(LogLevel.DEBUG)`` is a shortcut to standard error.
 """
 
 from importlib.metadata import version as _version
 
 from ._ffi import sika_ffi as _generated
 from ._ffi.sika_ffi import *  # noqa: F403  (the exported names; __all__ below lists them)
+from ._logging import enable_logging  # noqa: F401  (Python's own: a handler on the `sika` logger)
 
 # Every exported name but the generated `...Protocol` twins of the objects (an implementation
 # detail), so names the core adds later appear here without an edit.
