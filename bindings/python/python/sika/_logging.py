@@ -59,7 +59,8 @@ class _Sink(LogSink):
             if logger.isEnabledFor(level):
                 # makeRecord + handle is what Logger.log does, less the search of the Python
                 # stack for a caller: the caller is Rust.
-                logger.handle(logger.makeRecord(logger.name, level, "(sika core)", 0, record.message, (), None))
+                made = logger.makeRecord(logger.name, level, "(sika core)", 0, record.message, (), None, "(sika core)")
+                logger.handle(made)
         except Exception:
             # A handler that raises: reported as logging reports a failing handler, never
             # raised into the Rust call that logged.
