@@ -247,8 +247,7 @@ def offline(providers_body: bytes, banks_body: bytes, transaction_body: bytes, c
 
 def clients_from_env() -> tuple[sika.Client, sika.BlockingClient]:
     """The clients from SIKA_SECRET_KEY and SIKA_BASE_URL, or from explicit settings."""
-    if sika.enable_logging(sika.LogLevel.WARN):
-        print("logging to stderr at WARN", file=sys.stderr)
+    sika.enable_logging(sika.LogLevel.WARN)  # the `sika` logger's records on stderr
     return sika.Client.from_env(), sika.BlockingClient.from_env()
 
 

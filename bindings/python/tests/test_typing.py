@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import tokenize
+import typing
 from decimal import Decimal
 from pathlib import Path
 
@@ -132,9 +133,14 @@ def test_b42_the_wheel_ships_py_typed_and_the_declarations():
     assert (package / "py.typed").is_file()
     assert Path(declared.__file__).resolve() == package / "_ffi" / "sika_ffi_types.py"
     # At run time the declarations module is the generated one's names, nothing of its own.
-    assert sika.__all__ == declared.__all__
-    assert all(getattr(sika, name) is getattr(generated, name) for name in sika.__all__)
-    assert set(sika.__all__) == {name for name in generated.__all__ if not name.endswith("Protocol")}
+    assert all(getattr(declared, name) is getattr(generated, name) for name in declared.__all__)
+    assert set(declared.__all__) == {name for name in generated.__all__ if not name.endswith("Protocol")}
+    # The package's names are those, but the log bridge's plumbing; `enable_logging` is
+    # Python's own (sika._logging).
+    bridge = {"LogSink", "LogRecord", "set_log_sink", "set_log_sink_level", "close_log_sink", "log_level_from_env"}
+    assert sika.__all__ == [name for name in declared.__all__ if name not in bridge]
+    assert sika.enable_logging is sika._logging.enable_logging
+    assert all(getattr(sika, name) is getattr(generated, name) for name in sika.__all__ if name != "enable_logging")
 
 
 # The runtime members that typing relies on besides public names: protocols a class may add.
@@ -225,7 +231,7 @@ def test_b42_every_declaration_is_what_the_runtime_has():
         assert isinstance(runtime, type), paths[name]
         for base in node.bases:
             base_name = ast.unparse(base)
-            runtime_base = resolve(paths[base_name]) if base_name in paths else eval(base_name, {"enum": enum})
+            runtime_base = resolve(paths[base_name]) if base_name in paths else eval(base_name, {"enum": enum, "typing": typing})
             assert issubclass(runtime, runtime_base), f"{paths[name]} is not a {base_name}"
         match_args = ()
         for statement in node.body:

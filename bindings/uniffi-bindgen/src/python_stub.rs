@@ -26,8 +26,8 @@ use std::path::Path;
 
 use camino::Utf8Path;
 use uniffi_bindgen::pipeline::general::{
-    self, Callable, CallableKind, Enum, Field, FieldsKind, Interface, Literal, Method, Namespace, ObjectImpl, Record,
-    Type, TypeDefinition, UniffiTraitMethods,
+    self, Callable, CallableKind, CallbackInterface, Enum, Field, FieldsKind, Interface, Literal, Method, Namespace,
+    ObjectImpl, Record, Type, TypeDefinition, UniffiTraitMethods,
 };
 use uniffi_bindgen::{BindgenLoader, BindgenPaths, GlobalConfig};
 
@@ -133,7 +133,8 @@ pub fn declarations(namespace: &Namespace, added: &[&Member]) -> Result<String, 
                 _ => {}
             },
             TypeDefinition::CallbackInterface(callback) => {
-                return Err(format!("callback interface {}: not declared yet", callback.name));
+                exported.push(python::type_name(&callback.name));
+                out.callback_interface(callback)?;
             }
             TypeDefinition::External(external) => {
                 return Err(format!("external type {}: not declared yet", external.name));
@@ -384,6 +385,17 @@ impl Stub<'_> {
         Ok(())
     }
 
+    /// What the host implements (a `typing.Protocol`, subclassed by the implementation).
+    fn callback_interface(&mut self, callback: &CallbackInterface) -> Result<(), String> {
+        let name = python::type_name(&callback.name);
+        self.line(0, "");
+        self.line(1, &format!("class {name}(typing.Protocol):"));
+        self.docstring(2, &callback.docstring);
+        self.methods(2, &callback.methods)?;
+        self.added(2, &name);
+        Ok(())
+    }
+
     fn methods(&mut self, level: usize, methods: &[Method]) -> Result<(), String> {
         for method in methods {
             self.callable(level, &method.callable, &method.docstring, None)?;
@@ -402,12 +414,11 @@ impl Stub<'_> {
     ) -> Result<(), String> {
         let mut parameters = Vec::new();
         match &callable.kind {
-            CallableKind::Constructor { primary: true, .. } | CallableKind::Method { .. } => {
-                parameters.push("self".to_owned())
-            }
+            CallableKind::Constructor { primary: true, .. }
+            | CallableKind::Method { .. }
+            | CallableKind::VTableMethod { .. } => parameters.push("self".to_owned()),
             CallableKind::Constructor { primary: false, .. } => parameters.push("cls".to_owned()),
             CallableKind::Function => {}
-            CallableKind::VTableMethod { .. } => return Err("callback methods are not declared yet".to_owned()),
         }
         for argument in &callable.arguments {
             let default = if argument.default.is_some() { " = ..." } else { "" };

@@ -9,6 +9,9 @@ patch of the generated code, applied by the project's ``uniffi-bindgen``).
 that release the GIL while they wait. Amounts are ``decimal.Decimal``, timestamps are
 timezone-aware ``datetime`` objects in UTC.
 
+The core's logs go to the ``sika`` logger of ``logging`` (``sika._logging``, set up on import):
+configure it as any other; ``enable_logging(LogLevel.DEBUG)`` is a shortcut to standard error.
+
 The package is typed (``py.typed``): ``sika._ffi.sika_ffi_types``, generated with the
 bindings, declares every name for mypy and pyright and re-exports the generated ones.
 """
@@ -17,10 +20,18 @@ from importlib.metadata import version as _version
 
 from ._ffi import sika_ffi_types as _declared
 from ._ffi.sika_ffi_types import *  # noqa: F403  (the exported names; __all__ below lists them)
+from ._logging import enable_logging  # noqa: F401  (Python's own: a handler on the `sika` logger)
 
 # Every exported name but the generated `...Protocol` twins of the objects (an implementation
-# detail), so names the core adds later appear here without an edit. (`+=` of a module's
-# `__all__` is a form type checkers follow.)
+# detail, left out by the declarations) and the log bridge's plumbing, which `sika._logging`
+# connects on import: not for merchants. Names the core adds later appear here without an
+# edit. (`+=` of a module's `__all__` and `remove` are forms type checkers follow.)
 __all__: list[str] = []
 __all__ += _declared.__all__
+__all__.remove("LogSink")
+__all__.remove("LogRecord")
+__all__.remove("set_log_sink")
+__all__.remove("set_log_sink_level")
+__all__.remove("close_log_sink")
+__all__.remove("log_level_from_env")
 __version__ = _version("sika")
