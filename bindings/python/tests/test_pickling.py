@@ -139,7 +139,8 @@ def test_b38_records_pickle_whole(sandbox):
     sandbox.seed_transaction(transaction_object("PICKLE-TX", "success", "100.10"))
     transaction = sandbox.blocking_client().verify_transaction("PICKLE-TX")
     request = charge("PICKLE-CHARGE")
-    for record in [transaction, transaction.customer, request, sika.countries()[0]]:
+    check = sika.PaymentCheck.NOT_PAID(transaction=transaction, action=sika.MerchantAction.INVESTIGATE)
+    for record in [transaction, transaction.customer, request, sika.countries()[0], check, transaction.status]:
         back = pickle.loads(pickle.dumps(record))
         assert back == record and type(back) is type(record)
     back = pickle.loads(pickle.dumps(transaction))

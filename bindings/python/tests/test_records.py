@@ -73,6 +73,15 @@ def test_b40_every_record_lists_every_field_with_its_type():
         assert fields, f"{record.__name__} has fields"
 
 
+def test_b40_the_variants_of_enums_with_data_list_their_fields(transaction):
+    check = sika.PaymentCheck.NOT_PAID(transaction=transaction, action=sika.MerchantAction.INVESTIGATE)
+    assert [field.name for field in dataclasses.fields(check)] == ["transaction", "action"]
+    data = dataclasses.asdict(check)
+    assert data["transaction"]["status"] == "successful" and data["action"] is sika.MerchantAction.INVESTIGATE
+    assert [field.name for field in dataclasses.fields(sika.WebhookDecision.FULFIL)] == ["transaction"]
+    assert PHONE not in repr(check) and MASKED_PHONE in repr(check)
+
+
 def test_b40_asdict_has_the_whole_transaction(transaction):
     data = dataclasses.asdict(transaction)
     assert list(data) == [field.name for field in dataclasses.fields(Transaction)]

@@ -8,7 +8,9 @@
 //! - Every record gets its fields as class annotations, with the types UniFFI gave its
 //!   `__init__` (copied at import by `_uniffi_sika_record_fields`, applied before `@dataclass`,
 //!   so the types are UniFFI's own and cannot drift); its `__eq__` answers `NotImplemented`
-//!   for another type; a record with the core's `to_json()` gets `to_dict()`, its parse.
+//!   for another type; a record with the core's `to_json()` gets `to_dict()`, its parse. The
+//!   variants of the other enums with data (`PaymentCheck`, `WebhookDecision`) get their fields
+//!   the same way.
 //! - An enum with a `<name>_from_text` function in the interface (the core's parser of its
 //!   text) becomes text: its values are `str` instances holding the core's `Display` of them
 //!   (cached per variant without fields), still their variant classes (no longer dataclasses),
@@ -27,7 +29,14 @@ pub fn patch(text: String, interfaces: &[ComponentInterface]) -> Result<String, 
             let has_to_json = record.methods().iter().any(|method| method.name() == "to_json");
             text = record_as_data(text, record.name(), has_to_json)?;
         }
-        for (enumeration, parser) in text_enums(ci)? {
+        let text_enums = text_enums(ci)?;
+        for enumeration in ci.enum_definitions() {
+            let data_enum = !enumeration.is_flat() && !ci.is_name_used_as_error(enumeration.name());
+            if data_enum && !text_enums.iter().any(|(text_enum, _)| text_enum.name() == enumeration.name()) {
+                text = variants_as_data(text, enumeration)?;
+            }
+        }
+        for (enumeration, parser) in text_enums {
             text = enum_as_text(text, enumeration, &parser)?;
         }
     }
@@ -81,6 +90,22 @@ fn record_as_data(text: String, name: &str, has_to_json: bool) -> Result<String,
         )
     })?;
     Ok(text)
+}
+
+/// The variants of an enum with data (`PaymentCheck.CONFIRMED(transaction)`) get their fields as
+/// a record does: `dataclasses`, pydantic and `match` see them.
+fn variants_as_data(text: String, enumeration: &Enum) -> Result<String, String> {
+    let name = enumeration.name();
+    let span = class_span(&text, &format!("\nclass {name}:\n"), name)?;
+    patch_span(text, span, |class| {
+        replace_exactly(
+            class,
+            "\n    @dataclass\n    class ",
+            "\n    @dataclass\n    @_uniffi_sika_record_fields\n    class ",
+            enumeration.variants().len(),
+            &format!("`{name}`'s variants"),
+        )
+    })
 }
 
 /// The enums whose values are service text: those the core exports a `<snake name>_from_text`
