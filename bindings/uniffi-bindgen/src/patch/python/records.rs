@@ -211,9 +211,11 @@ class _UniffiSikaServiceText(str):
 """
 
     __slots__ = ()
+    # The text of a variant without fields, set on the variant's class once known.
+    _uniffi_sika_text = None
 
     def __new__(cls, *args, **kwargs):
-        text = cls.__dict__.get("_uniffi_sika_text")
+        text = cls._uniffi_sika_text
         if text is None:
             # The core's text (the exported Display) of this value; a variant without fields
             # keeps it, so lifting one costs no call to the core.
