@@ -11,6 +11,7 @@ Run it against the sandbox with the package installed:
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from decimal import Decimal
@@ -104,6 +105,26 @@ def payment_method(payment_type: sika.PaymentType) -> str:
             return value
         case _:
             return "unknown"
+
+
+def stored(status_text: str, payment_text: str, scheme_text: str) -> str:
+    """Values the application stored as text (a database column), read back by the core's
+    parsers: a status is its service text (`== "successful"`)."""
+    status = sika.TransactionStatus.from_text(status_text)
+    assert status == sika.transaction_status_from_text(status_text) == status_text
+    payment = payment_method(sika.payment_type_from_text(payment_text))
+    return f"{what_to_do(status)}; {payment}; {account_scheme(sika.bank_account_type_from_text(scheme_text))}"
+
+
+def archived(transaction: sika.Transaction) -> str:
+    """A transaction for the application's own store: the core's JSON (exact amounts)."""
+    record = transaction.to_dict()
+    assert json.loads(transaction.to_json()) == record
+    match transaction:
+        case sika.Transaction(_, domain, amount, currency):  # a record's positional pattern
+            return f"{domain}: {amount} {currency} -> {json.dumps(record, sort_keys=True)[:40]}"
+        case _:
+            return "not a transaction"
 
 
 def describe(transaction: sika.Transaction) -> str:
@@ -270,6 +291,7 @@ async def main() -> int:
     print(await checkout(client, order, "024 412 0000", Decimal("25.50")))
     print(checkout_blocking(blocking, f"{order}-B", "024 412 0000", Decimal("10.00")))
     print(await verify(client, order))
+    print(archived(await client.verify_transaction(order)))
     print(await give_up(client, order))
     print(verify_blocking(blocking, "ORDER-NEVER-CHARGED"))
     body = b'{"event":"charge.success","data":{"reference":"' + order.encode() + b'"}}'

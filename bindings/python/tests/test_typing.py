@@ -144,7 +144,8 @@ def test_b42_the_wheel_ships_py_typed_and_the_declarations():
 
 
 # The runtime members that typing relies on besides public names: protocols a class may add.
-PROTOCOL_DUNDERS = {"__enter__", "__exit__", "__aenter__", "__aexit__", "__iter__", "__len__", "__getitem__"}
+# (`__hash__`: a class that defines `__eq__` is unhashable to checkers unless it declares one.)
+PROTOCOL_DUNDERS = {"__enter__", "__exit__", "__aenter__", "__aexit__", "__iter__", "__len__", "__getitem__", "__hash__"}
 
 
 def declarations_block() -> list[ast.stmt]:
@@ -225,6 +226,17 @@ def test_b42_every_declaration_is_what_the_runtime_has():
                 members |= declared_members(ast.unparse(base))
         return members
 
+    def declared_bases(name: str) -> list[type]:
+        """The classes outside the declarations that a declared class derives from."""
+        bases = []
+        for base in classes[name].bases:
+            base_name = ast.unparse(base)
+            if base_name in classes:
+                bases += declared_bases(base_name)
+            else:
+                bases.append(eval(base_name, {"enum": enum, "typing": typing}))
+        return bases
+
     checked = 0
     for name, node in classes.items():
         runtime = resolve(paths[name])
@@ -233,6 +245,9 @@ def test_b42_every_declaration_is_what_the_runtime_has():
             base_name = ast.unparse(base)
             runtime_base = resolve(paths[base_name]) if base_name in paths else eval(base_name, {"enum": enum, "typing": typing})
             assert issubclass(runtime, runtime_base), f"{paths[name]} is not a {base_name}"
+        # And the other way: a builtin the runtime class is (`str`, `Exception`) is declared.
+        for builtin in (owner for owner in runtime.__mro__ if owner.__module__ == "builtins" and owner is not object):
+            assert any(issubclass(base, builtin) for base in declared_bases(name)), f"{paths[name]} is a {builtin}"
         match_args = ()
         for statement in node.body:
             if isinstance(statement, ast.Assign) and statement.targets[0].id == "__match_args__":
@@ -242,6 +257,7 @@ def test_b42_every_declaration_is_what_the_runtime_has():
                 assert member.value == ast.literal_eval(statement.value), f"{paths[name]}.{member.name}"
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 member = inspect.getattr_static(runtime, statement.name)
+                assert callable(getattr(runtime, statement.name)), f"{paths[name]}.{statement.name}"
                 function = member.__func__ if isinstance(member, classmethod) else member
                 if inspect.isfunction(function) and function.__module__ == generated.__name__:
                     expected = parameters_of(statement)
@@ -291,9 +307,13 @@ def test_b42_enum_variants_take_positional_patterns_at_run_time():
             assert value == "success"
         case other:
             pytest.fail(f"no match: {other}")
-    # Variants without fields take none; every variant with fields takes them in order.
-    assert sika.TransactionStatus.PENDING.__match_args__ == ()
+    # Every variant with fields takes them in order; so does a record (a dataclass, ADR 0015).
     assert sika.WebhookDecision.INVESTIGATE.__match_args__ == ("transaction", "reason")
+    match transaction:
+        case sika.Transaction(_, domain, amount, currency):
+            assert (domain, amount, currency) == ("test", Decimal("100.10"), "GHS")
+        case other:
+            pytest.fail(f"no match: {other}")
 
 
 def load_app():
@@ -333,6 +353,13 @@ async def test_b42_the_typed_app_runs_against_the_sandbox(sandbox, monkeypatch, 
     assert app.what_the_check_says(short) == "mismatch on amount: expected 100.11, got 100.10"
 
     assert (await app.verify(client, "WORD")).endswith("`success` is not `successful`: investigate, never fulfil")
+    assert app.stored("success", "mobile_money", "nuban") == (
+        "`success` is not `successful`: investigate, never fulfil; mobile money; NUBAN"
+    )
+    assert app.stored("refunded", "ussd", "iban") == (
+        "unknown status 'refunded': investigate, never fulfil; ussd; iban"
+    )
+    assert app.archived(await client.verify_transaction("PAID")).startswith('test: 100.10 GHS -> {"amount": "100.10"')
     assert await app.verify(client, "NEVER-CHARGED") == "NEVER-CHARGED: no such transaction"
     assert await app.verify(client, "..") == "..: not sent, bad reference"
     assert app.verify_blocking(blocking, "PEND") == "pending (not final yet): wait for the webhook or verify again"
@@ -370,14 +397,15 @@ async def test_b42_the_typed_app_runs_against_the_sandbox(sandbox, monkeypatch, 
     monkeypatch.setenv("SIKA_BASE_URL", sandbox.url)
     assert await app.main() == 0
     printed = capsys.readouterr().out.splitlines()
-    order = printed[3].removeprefix("stopped waiting for ")
+    order = printed[4].removeprefix("stopped waiting for ")
     assert order.startswith("ORDER-")
     assert printed[0].startswith("HTTP 200 Charge initiated; paid: fulfil the order; confirmed: ship 25.50 GHS (")
     assert printed[1].startswith("HTTP 200; paid: fulfil the order; confirmed: ship 10.00 GHS (")
     assert printed[2].startswith(f"{order}: 25.50 GHS by mobile money, ") and printed[2].endswith(": paid: fulfil the order")
-    assert printed[4:7] == [
+    assert printed[3].startswith("test: 25.50 GHS -> ")
+    assert printed[5:8] == [
         "ORDER-NEVER-CHARGED: transaction not found",
         f"(200, 'fulfil {order} (acknowledged)')",
         f"(200, 'fulfil {order} (acknowledged)')",
     ]
-    assert printed[7:] == banks
+    assert printed[8:] == banks

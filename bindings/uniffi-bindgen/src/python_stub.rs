@@ -8,7 +8,7 @@
 //! `if typing.TYPE_CHECKING:` (read by checkers, never run); at run time the module only
 //! re-exports the generated one. It is generated from the same metadata as the bindings, on
 //! every build, so it cannot drift from the library. Members the patches add are declared by
-//! the patches themselves (`patch::python::added_members`); `tests/test_typing.py` checks
+//! the patches themselves (`patch::python::added`); `tests/test_typing.py` checks
 //! every declaration against the runtime classes.
 //!
 //! Why a `.py` and not a `.pyi`: maturin packs only the `.py` files of the bindgen's output
@@ -31,7 +31,7 @@ use uniffi_bindgen::pipeline::general::{
 };
 use uniffi_bindgen::{BindgenLoader, BindgenPaths, GlobalConfig};
 
-use crate::patch::python::{Member, added_members, match_args};
+use crate::patch::python::{Added, added, match_args};
 
 /// The declarations module, next to the generated `sika_ffi.py`.
 pub const FILE_NAME: &str = "sika_ffi_types.py";
@@ -57,7 +57,7 @@ pub fn interface(library: &Path) -> Result<Namespace, String> {
 /// Writes the declarations of the module generated from `library` into `out_dir`.
 pub fn write(out_dir: &Path, library: &Path) -> Result<(), String> {
     let namespace = interface(library)?;
-    let text = declarations(&namespace, &added_members())?;
+    let text = declarations(&namespace, &added(&namespace))?;
     let file = out_dir.join(FILE_NAME);
     fs::write(&file, text).map_err(|e| format!("writing {}: {e}", file.display()))
 }
@@ -72,7 +72,7 @@ pub fn remove_stale(out_dir: &Path) -> Result<(), String> {
 }
 
 /// The declarations module's text.
-pub fn declarations(namespace: &Namespace, added: &[&Member]) -> Result<String, String> {
+pub fn declarations(namespace: &Namespace, added: &[Added]) -> Result<String, String> {
     let custom_types = python::custom_types(namespace)?;
     let mut out = Stub { text: String::new(), namespace: &namespace.name, added, placed: vec![false; added.len()] };
     let mut exported = vec!["InternalError".to_owned()];
@@ -95,7 +95,7 @@ pub fn declarations(namespace: &Namespace, added: &[&Member]) -> Result<String, 
         out.line(1, &format!("import {import}"));
     }
     out.line(0, "");
-    out.line(1, "from typing_extensions import TypeAlias");
+    out.line(1, "from typing_extensions import Self, TypeAlias");
     out.line(0, "");
     out.line(1, "class InternalError(Exception): ...");
     for definition in &namespace.type_definitions {
@@ -152,7 +152,7 @@ pub fn declarations(namespace: &Namespace, added: &[&Member]) -> Result<String, 
         out.callable(1, &function.callable, &function.docstring, None)?;
     }
     if let Some(index) = out.placed.iter().position(|placed| !placed) {
-        let class = added[index].class;
+        let class = added[index].class();
         return Err(format!("a patch declares a member of `{class}`, which the module does not have"));
     }
     out.line(0, "");
@@ -171,7 +171,7 @@ pub fn declarations(namespace: &Namespace, added: &[&Member]) -> Result<String, 
 struct Stub<'a> {
     text: String,
     namespace: &'a str,
-    added: &'a [&'a Member],
+    added: &'a [Added],
     placed: Vec<bool>,
 }
 
@@ -207,13 +207,33 @@ impl Stub<'_> {
 
     /// The members the patches add to `class` (its dotted path in the module).
     fn added(&mut self, level: usize, class: &str) {
-        for (index, member) in self.added.iter().enumerate() {
-            if member.class == class {
+        for (index, added) in self.added.iter().enumerate() {
+            if let Added::Member { class: of, declaration } = added
+                && of == class
+            {
                 self.placed[index] = true;
-                for line in member.declaration.lines() {
+                for line in declaration.lines() {
                     self.line(level, line);
                 }
             }
+        }
+    }
+
+    /// `class NAME(BASES):`, with the bases the patches add.
+    fn class_line(&mut self, level: usize, name: &str, path: &str, bases: &[&str]) {
+        let mut all: Vec<String> = bases.iter().map(|base| base.to_string()).collect();
+        for (index, added) in self.added.iter().enumerate() {
+            if let Added::Base { class, base } = added
+                && class == path
+            {
+                self.placed[index] = true;
+                all.push(base.clone());
+            }
+        }
+        if all.is_empty() {
+            self.line(level, &format!("class {name}:"));
+        } else {
+            self.line(level, &format!("class {name}({}):", all.join(", ")));
         }
     }
 
@@ -246,7 +266,7 @@ impl Stub<'_> {
             return Err(format!("{name}: records with unnamed fields are not declared yet"));
         }
         self.line(0, "");
-        self.line(1, &format!("class {name}:"));
+        self.class_line(1, &name, &name, &[]);
         self.docstring(2, &record.docstring);
         self.fields(2, &record.fields)?;
         // The generated `__init__` takes every field by keyword.
@@ -279,7 +299,7 @@ impl Stub<'_> {
         }
         let variants: Vec<String> =
             enumeration.variants.iter().map(|variant| python::variant_name(&variant.name)).collect();
-        self.line(1, &format!("class {name}:"));
+        self.class_line(1, &name, &name, &[]);
         self.docstring(2, &enumeration.docstring);
         self.variant_aliases(&name, &variants);
         // The generated `is_NAME` and `is_name` of each variant.
@@ -298,7 +318,8 @@ impl Stub<'_> {
                 return Err(format!("{name}.{variant_name}: variants with unnamed fields are not declared yet"));
             }
             self.line(0, "");
-            self.line(1, &format!("class {}({name}):", variant_class(&name, variant_name)));
+            let path = format!("{name}.{variant_name}");
+            self.class_line(1, &variant_class(&name, variant_name), &path, &[&name]);
             self.docstring(2, &variant.docstring);
             if let Some((_, fields)) = match_args.iter().find(|(python_name, _)| python_name == variant_name) {
                 self.line(2, &format!("__match_args__ = {}", match_args::tuple(fields)));
@@ -306,7 +327,7 @@ impl Stub<'_> {
             self.fields(2, &variant.fields)?;
             let parameters = self.parameters(&variant.fields)?;
             self.line(2, &format!("def __init__(self{parameters}) -> None: ..."));
-            self.added(2, &format!("{name}.{variant_name}"));
+            self.added(2, &path);
         }
         Ok(())
     }

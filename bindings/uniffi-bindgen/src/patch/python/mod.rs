@@ -1,28 +1,59 @@
 //! Python's patches, applied in this order; each module's doc says what it changes and why.
+//! The interface (records, enums, objects, functions) is read once from the library's
+//! metadata, by UniFFI's own loader, for the patches that need it.
 
 mod docs;
 mod errors;
 pub mod match_args;
+mod objects;
+mod records;
 
 use std::path::Path;
 
+use camino::Utf8Path;
+use uniffi_bindgen::pipeline::general::Namespace;
+use uniffi_bindgen::{BindgenLoader, BindgenPaths, ComponentInterface, GlobalConfig};
+
 pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let library = library.ok_or("--library is needed to read the interface's metadata")?;
+    let interfaces = load_interfaces(library)?;
     let text = errors::patch(text)?;
-    let text = match_args::patch(text, library)?;
-    docs::patch(text, library)
+    let text = docs::patch(text, &interfaces)?;
+    let text = records::patch(text, &interfaces)?;
+    let text = objects::patch(text, &interfaces)?;
+    // After the patches that change the variants' `type(...)` calls (records).
+    match_args::patch(text, library)
 }
 
-/// A member a patch adds to a generated class, as the typed declarations declare it (ADR 0016).
-pub struct Member {
-    /// The class, by its path in the module: `SikaError`, `PaymentCheck.MISMATCH`.
-    pub class: &'static str,
-    /// Its declaration, at the class body's indentation.
-    pub declaration: &'static str,
+/// The component interfaces of the library, from the metadata UniFFI's generator read too.
+fn load_interfaces(library: &Path) -> Result<Vec<ComponentInterface>, String> {
+    let library = Utf8Path::from_path(library).ok_or("the library path is not UTF-8")?;
+    let loader = BindgenLoader::new(BindgenPaths::default(), GlobalConfig::default());
+    let metadata = loader.load_metadata(library).map_err(|e| format!("reading the library's metadata: {e}"))?;
+    loader.load_cis(metadata).map_err(|e| format!("loading the interface: {e}"))
 }
 
-/// What the patches add to the classes, each list next to its patch. (`__match_args__` is
-/// declared from the interface, as `match_args` adds it.)
-pub fn added_members() -> Vec<&'static Member> {
-    [errors::ADDED].into_iter().flatten().collect()
+/// What a patch adds to a generated class, as the typed declarations declare it (ADR 0016).
+/// `class` is the class's path in the module: `SikaError`, `PaymentCheck.MISMATCH`.
+pub enum Added {
+    /// A base class (`str`).
+    Base { class: String, base: String },
+    /// A member, declared at the class body's indentation.
+    Member { class: String, declaration: String },
+}
+
+impl Added {
+    pub fn class(&self) -> &str {
+        match self {
+            Added::Base { class, .. } | Added::Member { class, .. } => class,
+        }
+    }
+}
+
+/// What the patches add to the classes of this interface, each list next to its patch.
+/// (`__match_args__` of enum variants is declared from the interface, as `match_args` adds it.)
+pub fn added(namespace: &Namespace) -> Vec<Added> {
+    let mut added = errors::added();
+    added.extend(records::added(namespace));
+    added
 }
