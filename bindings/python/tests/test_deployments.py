@@ -16,30 +16,41 @@ import concurrent.futures
 import multiprocessing
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 
-import celery.exceptions
 import httpx
 import pytest
 from celery import Celery
 
 import sika
 from deployments import celery_config, process_pools, shop
+from deployments.driving import (
+    BATCH_DEADLINE_S,
+    CALL_DEADLINE_S,
+    CONCURRENCY,
+    Seeded,
+    Shop,
+    answers_by_reference,
+    no_problems,
+    run_at_once,
+    send_webhook,
+)
 from deployments.orders import Fulfilment, Orders
+from deployments.results import (
+    charged,
+    confirmed,
+    crashed_workers,
+    future_result,
+    judge_pool_answers,
+    judge_records,
+    outcome,
+    shut_down,
+    verified,
+)
 from deployments.servers import Server, Shape, gunicorn, start, start_celery_worker, uvicorn
-from support import CONTROL_OPERATIONS, KEY, Sandbox, poll, transaction_object
+from support import KEY, Sandbox, poll, transaction_object
 
-# Calls in flight at once: more than any shape's workers (or threads) can take, so every
-# worker serves some.
-CONCURRENCY = 12
-# A call's bound: past the shop's 5 s SDK timeout, so a call stuck in a broken worker shows as
-# its typed error when the SDK gives up, and as "no answer" only when the worker never does.
-CALL_DEADLINE_S = 15.0
-# A batch's bound, all its calls together.
-BATCH_DEADLINE_S = 45.0
 # The sandbox answers a USSD charge after this delay, then delivers charge.success.
 CONFIRM_AFTER_MS = 150
 # Ends in 3333: the simulated customer never answers, so the charge stays pending.
@@ -52,7 +63,12 @@ DEPLOYMENTS_DIR = Path(__file__).resolve().parent / "deployments"
 
 SHAPES = [
     Shape("flask-gunicorn-sync", gunicorn("deployments.flask_app:app", "sync", 3), workers=3),
-    Shape("flask-gunicorn-gthread", gunicorn("deployments.flask_app:app", "gthread", 2, "--threads=4"), workers=2),
+    # As many connections per worker as threads: a burst of calls spreads over both workers.
+    Shape(
+        "flask-gunicorn-gthread",
+        gunicorn("deployments.flask_app:app", "gthread", 2, "--threads=4", "--worker-connections=4"),
+        workers=2,
+    ),
     Shape("fastapi-uvicorn-asyncio", uvicorn("deployments.fastapi_app:app", "asyncio")),
     Shape("fastapi-uvicorn-uvloop", uvicorn("deployments.fastapi_app:app", "uvloop")),
     Shape(
@@ -87,12 +103,6 @@ def deployment_sandbox():
     running.stop()
 
 
-@dataclass(frozen=True)
-class Seeded:
-    reference: str
-    amount: str
-
-
 def seed_paid(sandbox: Sandbox, tag: str, count: int) -> list[Seeded]:
     """`count` successful transactions, each of its own amount (`1.10`, `2.11`, ...), so an
     answer about another one shows in its amount as well as its reference."""
@@ -104,113 +114,6 @@ def seed_paid(sandbox: Sandbox, tag: str, count: int) -> list[Seeded]:
 
 def shop_environment(sandbox: Sandbox, orders_db: Path) -> dict[str, str]:
     return {shop.BASE_URL: sandbox.url, shop.SECRET_KEY: KEY, shop.ORDERS_DB: str(orders_db)}
-
-
-# --- running many calls at once, each within its deadline --------------------------------
-
-
-def run_at_once(jobs) -> list[str]:
-    """Runs the jobs `CONCURRENCY` at a time; each returns a problem (or None). A job that
-    raises, or is still running at the batch's deadline, is a problem too."""
-    problems = []
-    pool = ThreadPoolExecutor(max_workers=CONCURRENCY)
-    try:
-        futures = {pool.submit(job): job for job in jobs}
-        done, late = concurrent.futures.wait(futures, timeout=BATCH_DEADLINE_S)
-        for future in done:
-            try:
-                problems.append(future.result())
-            except Exception as error:  # noqa: BLE001  (any failure of a job is reported)
-                problems.append(f"{futures[future].__name__}: {error!r}")
-        problems += [f"{futures[future].__name__}: still running after {BATCH_DEADLINE_S} s" for future in late]
-    finally:
-        # Every call has its own deadline, so the threads end by themselves.
-        pool.shutdown(wait=False, cancel_futures=True)
-    return sorted(problem for problem in problems if problem)
-
-
-def named(name: str):
-    def rename(job):
-        job.__name__ = name
-        return job
-
-    return rename
-
-
-class Shop:
-    """The HTTP side of a deployed shop: each call returns a problem or None, and notes the
-    worker process (pid) that answered."""
-
-    def __init__(self, server: Server, http: httpx.Client) -> None:
-        self.server = server
-        self.http = http
-        self.pids: set[int] = set()
-
-    def _call(self, label: str, method: str, path: str, **request) -> tuple[int, dict] | str:
-        try:
-            answer = self.http.request(method, self.server.route(path), **request)
-        except httpx.HTTPError as error:
-            return f"{label}: no answer ({type(error).__name__}: {error})"
-        try:
-            body = answer.json()
-        except ValueError:
-            return f"{label}: HTTP {answer.status_code}, not JSON: {answer.text[:200]!r}"
-        if "pid" in body:
-            self.pids.add(body["pid"])
-        return answer.status_code, body
-
-    def verify(self, seeded: Seeded):
-        @named(f"verify {seeded.reference}")
-        def job():
-            answer = self._call(job.__name__, "GET", f"/verify/{seeded.reference}")
-            expected = {"reference": seeded.reference, "tx_ref": seeded.reference, "amount": seeded.amount}
-            return mismatch(job.__name__, answer, 200, expected)
-
-        return job
-
-    def verify_unknown(self, reference: str):
-        @named(f"verify unknown {reference}")
-        def job():
-            answer = self._call(job.__name__, "GET", f"/verify/{reference}")
-            return mismatch(job.__name__, answer, 404, {"reference": reference, "error": "TransactionNotFound"})
-
-        return job
-
-    def charge(self, reference: str, phone_number: str):
-        @named(f"charge {reference}")
-        def job():
-            answer = self._call(
-                job.__name__, "POST", "/charge", json={"reference": reference, "phone_number": phone_number}
-            )
-            return mismatch(job.__name__, answer, 200, {"reference": reference, "tx_ref": reference, "http_status": 200})
-
-        return job
-
-    def confirm(self, reference: str, amount: str, expected_check: str):
-        @named(f"confirm {reference}")
-        def job():
-            answer = self._call(
-                job.__name__, "GET", f"/confirm/{reference}", params={"amount": amount, "currency": "GHS"}
-            )
-            expected = {"reference": reference, "check": expected_check, "tx_ref": reference}
-            return mismatch(job.__name__, answer, 200, expected)
-
-        return job
-
-
-def mismatch(label: str, answer: tuple[int, dict] | str, status: int, expected: dict) -> str | None:
-    """None when the answer has `status` and the expected fields, else what was wrong."""
-    if isinstance(answer, str):
-        return answer
-    got_status, body = answer
-    got = {key: body.get(key) for key in expected}
-    if (got_status, got) != (status, expected):
-        return f"{label}: HTTP {got_status} {body}, expected HTTP {status} {expected}"
-    return None
-
-
-def no_problems(problems: list[str]) -> str:
-    return f"{len(problems)} problems:\n" + "\n".join(problems)
 
 
 # --- the HTTP servers --------------------------------------------------------------------
@@ -231,7 +134,10 @@ def deployment(request, deployment_sandbox, tmp_path_factory):
     orders.create_schema()
     server = start(shape, shop_environment(deployment_sandbox, directory / "orders.sqlite"), directory / "server.log")
     # No proxy from the environment: only the loopback servers of this test are ever called.
-    http = httpx.Client(timeout=CALL_DEADLINE_S, trust_env=False, limits=httpx.Limits(max_connections=CONCURRENCY))
+    # A new connection per call (none kept alive): each call is one more accept, which any
+    # worker may win, so the calls spread over the workers.
+    limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=0)
+    http = httpx.Client(timeout=CALL_DEADLINE_S, trust_env=False, limits=limits)
     try:
         yield Deployment(Shop(server, http), orders, tag_of(shape.name))
     finally:
@@ -240,22 +146,22 @@ def deployment(request, deployment_sandbox, tmp_path_factory):
 
 
 def test_b39_concurrent_calls_across_workers_are_each_answered_about_their_reference(deployment, deployment_sandbox):
-    shop_ = deployment.shop
+    served = deployment.shop
     seeded = seed_paid(deployment_sandbox, deployment.tag, 12)
     pending = [f"{deployment.tag}-P{index}" for index in range(4)]
-    jobs = [shop_.verify(transaction) for transaction in seeded + seeded]
-    jobs += [shop_.confirm(transaction.reference, transaction.amount, "CONFIRMED") for transaction in seeded[::2]]
-    jobs += [shop_.charge(reference, PHONE_NEVER_ANSWERS) for reference in pending]
-    jobs += [shop_.verify_unknown(f"{deployment.tag}-UNKNOWN{index}") for index in range(2)]
+    jobs = [served.verify(transaction) for transaction in seeded + seeded]
+    jobs += [served.confirm(transaction.reference, transaction.amount, "CONFIRMED") for transaction in seeded[::2]]
+    jobs += [served.charge(reference, PHONE_NEVER_ANSWERS) for reference in pending]
+    jobs += [served.verify_unknown(f"{deployment.tag}-UNKNOWN{index}") for index in range(2)]
     # Interleaved, so calls of every kind are in flight together.
     problems = run_at_once(jobs[::2] + jobs[1::2])
     # The charges were taken: confirming them (the sandbox's customer never answers) is NotYet.
-    problems += run_at_once([shop_.confirm(reference, "20", "NOT_YET") for reference in pending])
+    problems += run_at_once([served.confirm(reference, "20", "NOT_YET") for reference in pending])
 
-    problems += shop_.server.health_problems()
+    problems += served.server.health_problems()
     assert not problems, no_problems(problems)
-    if shop_.server.shape.workers:
-        assert len(shop_.pids) >= 2, f"one worker served every call: {shop_.pids}"
+    if served.server.shape.workers:
+        assert len(served.pids) >= 2, f"one worker served every call: {served.pids}"
 
 
 def test_b39_real_webhook_deliveries_fulfil_each_paid_order_once(deployment, deployment_sandbox):
@@ -264,7 +170,8 @@ def test_b39_real_webhook_deliveries_fulfil_each_paid_order_once(deployment, dep
     paid, failed, short, never_charged = f"{tag}-PAID", f"{tag}-FAILED", f"{tag}-SHORT", f"{tag}-NEVER"
     for reference in charged:
         orders.add(reference, str(shop.CHARGE_AMOUNT))
-    for reference, status, amount in [(paid, "successful", "25.00"), (failed, "failed", "25.00"), (short, "successful", "2.50")]:
+    seeded = [(paid, "successful", "25.00"), (failed, "failed", "25.00"), (short, "successful", "2.50")]
+    for reference, status, amount in seeded:
         sandbox.seed_transaction(transaction_object(reference, status, amount))
     for reference in [paid, failed, short, never_charged]:
         orders.add(reference, "25.00")
@@ -313,36 +220,6 @@ def test_b39_real_webhook_deliveries_fulfil_each_paid_order_once(deployment, dep
     assert not problems, no_problems(problems)
 
 
-def send_webhook(sandbox: Sandbox, reference: str, times: int, body: str | None = None):
-    """Asks the sandbox to deliver a notification `times` times now (it answers once all were
-    made, each within the sandbox's 5 s delivery time-out)."""
-    spec = CONTROL_OPERATIONS["send_webhook"]
-    request = {"reference": reference, "times": times, **({"body": body} if body is not None else {})}
-
-    @named(f"send webhook {reference}")
-    def job():
-        try:
-            answer = httpx.request(
-                spec["method"], sandbox.url + spec["path"], json=request, timeout=5.0 * times + 10, trust_env=False
-            )
-        except httpx.HTTPError as error:
-            return f"{job.__name__}: the sandbox did not answer ({error!r})"
-        if answer.status_code != spec["expect"]:
-            return f"{job.__name__}: HTTP {answer.status_code} {answer.text}"
-        return None
-
-    return job
-
-
-def answers_by_reference(sandbox: Sandbox, url: str) -> dict[str, list]:
-    """The receiver's HTTP status of each delivery to `url` (None: no answer), per reference."""
-    answers: dict[str, list] = {}
-    for attempt in sandbox.webhooks():
-        if attempt["url"] == url:
-            answers.setdefault(attempt["reference"], []).append(attempt["http_status"])
-    return answers
-
-
 # --- the README's webhook handlers are the tested apps' code -------------------------------
 
 
@@ -385,25 +262,6 @@ def celery_deployment(deployment_sandbox, tmp_path_factory):
         worker.stop()
 
 
-def outcome(result, label: str, deadline: float):
-    """A task's (or an async result's) value or raised error, or a problem string when no
-    answer came before `deadline` (time.monotonic())."""
-    try:
-        return result.get(timeout=max(0.1, deadline - time.monotonic()))
-    except (concurrent.futures.TimeoutError, multiprocessing.TimeoutError, celery.exceptions.TimeoutError) as error:
-        return f"{label}: no answer in time ({type(error).__name__})"
-    except Exception as error:  # noqa: BLE001  (the caller judges the error it got)
-        return error
-
-
-def judge_records(label: str, value, check) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, BaseException) or not check(value):
-        return f"{label}: got {value!r}"
-    return None
-
-
 def test_b39_a_celery_prefork_worker_answers_each_task_about_its_reference(celery_deployment, deployment_sandbox):
     seeded = seed_paid(deployment_sandbox, "CEL", 9)
     pending = [f"CEL-P{index}" for index in range(3)]
@@ -439,23 +297,6 @@ def test_b39_a_celery_task_raises_charge_outcome_unknown_to_its_caller(celery_de
     assert not celery_deployment.worker.health_problems(), no_problems(celery_deployment.worker.health_problems())
 
 
-def verified(seeded: Seeded):
-    return lambda value: (
-        isinstance(value, sika.Transaction)
-        and value.tx_ref == seeded.reference
-        and value.amount == Decimal(seeded.amount)
-        and str(value.amount) == seeded.amount
-    )
-
-
-def confirmed(reference: str):
-    return lambda value: isinstance(value, sika.PaymentCheck.CONFIRMED) and value.transaction.tx_ref == reference
-
-
-def charged(reference: str):
-    return lambda value: isinstance(value, sika.ChargeResponse) and f'"tx_ref":"{reference}"' in (value.data_json or "")
-
-
 # --- multiprocessing.Pool and ProcessPoolExecutor with fork --------------------------------
 
 
@@ -481,24 +322,6 @@ def fork_pool_work(sandbox: Sandbox, tag: str):
     ]
     work += [(f"charge {r}", process_pools.charge, (r, PHONE_NEVER_ANSWERS), charged(r)) for r in pending]
     return work[::2] + work[1::2]
-
-
-def judge_pool_answers(answers) -> tuple[list[str], set[int]]:
-    """Problems of (label, value or problem, check) answers whose values are (pid, record)."""
-    problems, pids = [], set()
-    for label, value, check in answers:
-        if isinstance(value, tuple):
-            pid, value = value
-            pids.add(pid)
-        problem = judge_records(label, value, check)
-        if problem:
-            problems.append(problem)
-    return problems, pids
-
-
-def crashed_workers(workers) -> list[str]:
-    """Pool processes no longer alive (a crashed worker is replaced by the pool, silently)."""
-    return [f"pool process {worker.pid} ended with {worker.exitcode}" for worker in workers if worker.exitcode is not None]
 
 
 def test_b39_a_fork_pool_uses_the_client_its_parent_made_and_used(deployment_sandbox, parent_client):
@@ -562,23 +385,3 @@ def test_b39_a_fork_process_pool_executor_raises_sika_errors_across_the_boundary
     }
     problems = [f"{name}: got {errors[name]!r}" for name, check in expected.items() if not check(errors[name])]
     assert not problems + crashed, no_problems(problems + crashed)
-
-
-class future_result:  # noqa: N801  (reads as the call it wraps)
-    """A `concurrent.futures.Future` in the shape `outcome` reads (`get(timeout=...)`)."""
-
-    def __init__(self, future: concurrent.futures.Future) -> None:
-        self._future = future
-
-    def get(self, timeout: float):
-        return self._future.result(timeout=timeout)
-
-
-def shut_down(executor: concurrent.futures.ProcessPoolExecutor) -> None:
-    """Ends the executor without waiting on a worker that may be stuck: the workers are
-    killed, then joined."""
-    workers = list(multiprocessing.active_children())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for worker in workers:
-        worker.kill()
-        worker.join(timeout=5)

@@ -57,7 +57,9 @@ class Orders:
 
     def add(self, reference: str, amount: str, currency: str = "GHS") -> None:
         with self._transaction() as db:
-            db.execute("INSERT INTO orders (reference, amount, currency) VALUES (?, ?, ?)", (reference, amount, currency))
+            db.execute(
+                "INSERT INTO orders (reference, amount, currency) VALUES (?, ?, ?)", (reference, amount, currency)
+            )
 
     def get(self, reference: str) -> Order | None:
         with self._transaction() as db:

@@ -50,7 +50,12 @@ def transaction_json(reference: str, transaction: sika.Transaction) -> dict:
 
 def charge_json(reference: str, response: sika.ChargeResponse) -> dict:
     data = json.loads(response.data_json) if response.data_json else {}
-    return {"reference": reference, "tx_ref": data.get("tx_ref"), "http_status": response.http_status, "pid": os.getpid()}
+    return {
+        "reference": reference,
+        "tx_ref": data.get("tx_ref"),
+        "http_status": response.http_status,
+        "pid": os.getpid(),
+    }
 
 
 def check_json(reference: str, check: sika.PaymentCheck) -> dict:
