@@ -38,14 +38,16 @@ from deployments.driving import (
 )
 from deployments.orders import Fulfilment, Orders
 from deployments.results import (
+    FutureResult,
     charged,
     confirmed,
     crashed_workers,
-    future_result,
     judge_pool_answers,
     judge_records,
+    new_children,
     outcome,
     shut_down,
+    stop_pool,
     verified,
 )
 from deployments.servers import Server, Shape, gunicorn, start, start_celery_worker, uvicorn
@@ -327,17 +329,17 @@ def fork_pool_work(sandbox: Sandbox, tag: str):
 def test_b39_a_fork_pool_uses_the_client_its_parent_made_and_used(deployment_sandbox, parent_client):
     work = fork_pool_work(deployment_sandbox, "MP")
     assert parent_client.verify_transaction("MP-V0").tx_ref == "MP-V0"
+    before = multiprocessing.active_children()
     pool = multiprocessing.get_context("fork").Pool(3)
+    workers = new_children(before)
     try:
-        workers = multiprocessing.active_children()
         results = [(label, pool.apply_async(function, arguments), check) for label, function, arguments, check in work]
         deadline = time.monotonic() + BATCH_DEADLINE_S
         answers = [(label, outcome(result, label, deadline), check) for label, result, check in results]
         problems, pids = judge_pool_answers(answers)
         problems += crashed_workers(workers)
     finally:
-        pool.terminate()
-        pool.join()
+        stop_pool(pool, workers)
     assert len(workers) == 3
     assert not problems, no_problems(problems)
     assert len(pids) >= 2, f"one pool process ran every call: {pids}"
@@ -345,16 +347,18 @@ def test_b39_a_fork_pool_uses_the_client_its_parent_made_and_used(deployment_san
 
 def test_b39_a_fork_process_pool_executor_returns_records_across_the_boundary(deployment_sandbox, parent_client):
     work = fork_pool_work(deployment_sandbox, "PPE")
+    before = multiprocessing.active_children()
     executor = concurrent.futures.ProcessPoolExecutor(3, mp_context=multiprocessing.get_context("fork"))
+    workers = []
     try:
         futures = [(label, executor.submit(function, *arguments), check) for label, function, arguments, check in work]
-        workers = multiprocessing.active_children()
+        workers = new_children(before)
         deadline = time.monotonic() + BATCH_DEADLINE_S
-        answers = [(label, outcome(future_result(future), label, deadline), check) for label, future, check in futures]
+        answers = [(label, outcome(FutureResult(future), label, deadline), check) for label, future, check in futures]
         problems, pids = judge_pool_answers(answers)
         problems += crashed_workers(workers)
     finally:
-        shut_down(executor)
+        shut_down(executor, workers)
     assert len(workers) == 3
     assert not problems, no_problems(problems)
     assert len(pids) >= 2, f"one pool process ran every call: {pids}"
@@ -362,7 +366,9 @@ def test_b39_a_fork_process_pool_executor_returns_records_across_the_boundary(de
 
 def test_b39_a_fork_process_pool_executor_raises_sika_errors_across_the_boundary(deployment_sandbox, parent_client):
     deployment_sandbox.fault("/charge", "after_processing", then="reset")
+    before = multiprocessing.active_children()
     executor = concurrent.futures.ProcessPoolExecutor(3, mp_context=multiprocessing.get_context("fork"))
+    workers = []
     try:
         futures = {
             "unknown": executor.submit(process_pools.verify, "PPE-UNKNOWN"),
@@ -370,12 +376,12 @@ def test_b39_a_fork_process_pool_executor_raises_sika_errors_across_the_boundary
             "malformed": executor.submit(process_pools.verify, "bad ref!"),
             "lost charge": executor.submit(process_pools.charge, "PPE-LOST", PHONE_NEVER_ANSWERS),
         }
-        workers = multiprocessing.active_children()
+        workers = new_children(before)
         deadline = time.monotonic() + BATCH_DEADLINE_S
-        errors = {name: outcome(future_result(future), name, deadline) for name, future in futures.items()}
+        errors = {name: outcome(FutureResult(future), name, deadline) for name, future in futures.items()}
         crashed = crashed_workers(workers)
     finally:
-        shut_down(executor)
+        shut_down(executor, workers)
         deployment_sandbox.control("clear_faults")
     expected = {
         "unknown": lambda e: isinstance(e, sika.SikaError.TransactionNotFound),
