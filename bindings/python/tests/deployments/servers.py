@@ -8,6 +8,7 @@ killed with its whole process group."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import signal
@@ -25,6 +26,8 @@ BIN_DIR = Path(sys.executable).parent
 
 START_DEADLINE_S = 30.0
 STOP_DEADLINE_S = 15.0
+# <linux/prctl.h>
+PR_SET_PDEATHSIG = 1
 
 # Lines a server logs when a worker died, was killed or stuck: gunicorn's arbiter ("Worker
 # (pid:N) was sent SIGSEGV!", "WORKER TIMEOUT", "exited with code"), Celery's pool ("exited
@@ -123,7 +126,8 @@ class Server:
 
 def launch(command: list[str], environment: dict[str, str], log_path: Path, pass_fds=()) -> subprocess.Popen:
     """Runs `command` from the tests' directory (so `deployments` is importable) in its own
-    process group, its output to `log_path`."""
+    process group, its output to `log_path`. If the test process dies without stopping it, the
+    server is sent SIGTERM (Linux's parent-death signal), so no server outlives a killed run."""
     with open(log_path, "wb") as log:
         return subprocess.Popen(
             command,
@@ -134,7 +138,14 @@ def launch(command: list[str], environment: dict[str, str], log_path: Path, pass
             stderr=subprocess.STDOUT,
             pass_fds=pass_fds,
             start_new_session=True,
+            preexec_fn=terminate_with_parent,
         )
+
+
+def terminate_with_parent() -> None:
+    """In the child, before exec: PR_SET_PDEATHSIG = SIGTERM."""
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
 
 
 def start(shape: Shape, environment: dict[str, str], log_path: Path) -> Server:
