@@ -1,9 +1,12 @@
 //! The spec's country table: which country offers what, in which currency.
 
+use serde::Serialize;
+
 use crate::models::BankAccountType;
+use crate::models::json::{service_text, to_json_methods};
 
 /// A country the service works in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct CountryInfo {
     /// ISO 3166-1 alpha-2 code (`GH`).
@@ -13,10 +16,13 @@ pub struct CountryInfo {
     /// ISO 4217 currency code (`GHS`).
     pub currency: String,
     /// The account number scheme of the country's banks.
+    #[serde(serialize_with = "service_text")]
     pub bank_account_type: BankAccountType,
     /// Whether mobile money providers are offered (every country but Nigeria).
     pub mobile_money: bool,
 }
+
+to_json_methods!(CountryInfo);
 
 struct CountryRow {
     code: &'static str,

@@ -78,6 +78,14 @@ impl TransactionStatus {
     }
 }
 
+/// Builds a status from the service's text (`successful`), by the decoder's own rule: exact and
+/// case-sensitive, anything else is `Unknown`.
+#[cfg(feature = "uniffi")]
+#[uniffi::export]
+fn transaction_status_from_text(text: String) -> TransactionStatus {
+    TransactionStatus::from_wire(&text)
+}
+
 impl fmt::Display for TransactionStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -135,6 +143,13 @@ impl PaymentType {
             Self::Other { value } => value,
         }
     }
+}
+
+/// Builds a payment type from the service's text (`mobile_money`), as the decoder does.
+#[cfg(feature = "uniffi")]
+#[uniffi::export]
+fn payment_type_from_text(text: String) -> PaymentType {
+    PaymentType::from_wire(&text)
 }
 
 impl fmt::Display for PaymentType {

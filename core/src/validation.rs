@@ -74,6 +74,18 @@ pub(crate) fn mask_phone(value: &str) -> String {
         .collect()
 }
 
+/// An e-mail address for logs: the local part's first character and the domain only
+/// (`a***@example.com`); text without an `@` is all stars.
+pub(crate) fn mask_email(value: &str) -> String {
+    match value.rsplit_once('@') {
+        Some((local, domain)) => match local.chars().next() {
+            Some(first) => format!("{first}***@{domain}"),
+            None => format!("***@{domain}"),
+        },
+        None => "*".repeat(value.chars().count()),
+    }
+}
+
 /// One `@`, a non-empty local part, a domain with an inner dot, no white space or controls.
 pub(crate) fn email(value: &str) -> Result<()> {
     let valid = !value.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -175,6 +187,14 @@ mod tests {
         assert_eq!(mask_phone("+233244123456"), "+233*******56");
         assert_eq!(mask_phone("0244123456"), "********56");
         assert_eq!(mask_phone("+23"), "***");
+    }
+
+    #[test]
+    fn emails_are_masked_for_logs() {
+        assert_eq!(mask_email("ama@example.com"), "a***@example.com");
+        assert_eq!(mask_email("@example.com"), "***@example.com");
+        assert_eq!(mask_email("not-an-address"), "**************");
+        assert_eq!(mask_email("a@b@example.com"), "a***@example.com");
     }
 
     #[test]

@@ -1,8 +1,29 @@
-//! Turning on the core's logs from Python, Kotlin or Swift, which have no Rust logger of their
-//! own: `enable_logging(level)`, or `SIKA_LOG=debug` in the environment when a client is made.
-//! Lines go to standard error. The core never logs the key, headers or full phone numbers.
+//! The core's logs in the host's logging (ADR 0014). One `log::Log` serves the whole process
+//! (the bridge, installed on first use); every record of a `sika` target goes to two outputs,
+//! each with its own level:
+//! - the host's sink ([`set_log_sink`]): Python's `logging`, SLF4J, swift-log. The host tells
+//!   the core the most detailed level its `sika` loggers accept ([`set_log_sink_level`]) and
+//!   again whenever that changes, so a record no host logger wants costs one atomic load in
+//!   `log`'s macros: no record is built and the host is never called;
+//! - a console on standard error ([`enable_logging`], or `SIKA_LOG` when a client is made and
+//!   no sink is installed), for hosts that have no logging of their own to bridge.
+//!
+//! A record's logger is `sika.<module>` (`sika.transport`, `sika.client`), a child of `sika`.
+//! The core never logs the key, headers, bodies or full phone numbers (the log sites decide
+//! that; this module only carries their records).
 
-use std::sync::Once;
+use std::borrow::Cow;
+use std::io::Write;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Once, OnceLock};
+use std::time::{Duration, Instant};
+
+use log::{Level, LevelFilter, Log, Metadata, Record};
+
+use in_flight::InFlight;
+
+mod in_flight;
 
 /// How much the SDK logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
@@ -19,7 +40,7 @@ pub enum LogLevel {
     Trace,
 }
 
-impl From<LogLevel> for log::LevelFilter {
+impl From<LogLevel> for LevelFilter {
     fn from(level: LogLevel) -> Self {
         match level {
             LogLevel::Error => Self::Error,
@@ -31,30 +52,263 @@ impl From<LogLevel> for log::LevelFilter {
     }
 }
 
-/// Sends the SDK's logs at `level` and above to standard error. Returns false when a logger
-/// was already installed in this process (the first one stays).
-#[uniffi::export]
-pub fn enable_logging(level: LogLevel) -> bool {
-    env_logger::Builder::new()
-        .filter_level(log::LevelFilter::Off)
-        .filter_module("sika", level.into())
-        .target(env_logger::Target::Stderr)
-        .try_init()
-        .is_ok()
+impl From<Level> for LogLevel {
+    fn from(level: Level) -> Self {
+        match level {
+            Level::Error => Self::Error,
+            Level::Warn => Self::Warn,
+            Level::Info => Self::Info,
+            Level::Debug => Self::Debug,
+            Level::Trace => Self::Trace,
+        }
+    }
 }
 
-/// Honours `SIKA_LOG` (error, warn, info, debug, trace) once per process.
+/// One record of the SDK's logs, as the host's sink receives it.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct LogRecord {
+    /// Its level.
+    pub level: LogLevel,
+    /// The logger it belongs to: `sika`, or a child named after the part of the SDK that wrote
+    /// it (`sika.transport` for requests and retries, `sika.client` for charges).
+    pub target: String,
+    /// The message, complete (never the key, a header, a body or a full phone number).
+    pub message: String,
+}
+
+/// Where the host receives the SDK's records: its own logging (Python's `logging`, SLF4J,
+/// swift-log). Called on whichever thread logs: the caller's for the blocking client, a
+/// runtime thread for the async client. It must not throw; the core ignores a failure.
+#[uniffi::export(callback_interface)]
+pub trait LogSink: Send + Sync {
+    /// Hands one record to the host's logger named `record.target`.
+    fn log(&self, record: LogRecord);
+}
+
+/// Installs the host's sink for the rest of the process and sets its level (see
+/// `set_log_sink_level`). Returns false when a sink was already installed: the first one stays.
+#[uniffi::export]
+pub fn set_log_sink(sink: Box<dyn LogSink>, level: Option<LogLevel>) -> bool {
+    let bridge = installed();
+    let fresh = bridge.sink.set(sink).is_ok();
+    if fresh {
+        bridge.set_sink_level(level.map_or(LevelFilter::Off, Into::into));
+    }
+    fresh
+}
+
+/// The most detailed level the host's `sika` loggers accept now (none: the host wants nothing).
+/// The host calls it whenever its configuration may have changed; records more detailed than
+/// this are never built and never reach the sink, so it must never be less detailed than the
+/// host's levels. A record it lets through that the host then discards costs one call.
+#[uniffi::export]
+pub fn set_log_sink_level(level: Option<LogLevel>) {
+    installed().set_sink_level(level.map_or(LevelFilter::Off, Into::into));
+}
+
+/// Stops the sink for good, and waits (a second at most) until no call to it is under way. A
+/// host calls it as it shuts down, before its runtime can no longer take calls: Python at exit,
+/// before the interpreter finalizes.
+#[uniffi::export]
+pub fn close_log_sink() {
+    installed().close(CLOSE_WAIT);
+}
+
+/// How long `close_log_sink` waits for calls under way: a sink call takes microseconds once its
+/// host lets it run; one stuck in a host's handler must not hold the host's exit for ever.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// Sends the SDK's records at `level` and above to standard error, beside any sink; call again
+/// to change the level.
+#[uniffi::export]
+pub fn enable_logging(level: LogLevel) {
+    installed().set_console_level(level.into());
+}
+
+/// The level the environment variable `SIKA_LOG` names (error, warn, info, debug, trace; any
+/// case), or none. A host with a sink turns it into its own console at that level.
+#[uniffi::export]
+pub fn log_level_from_env() -> Option<LogLevel> {
+    match std::env::var("SIKA_LOG").unwrap_or_default().to_ascii_lowercase().as_str() {
+        "error" => Some(LogLevel::Error),
+        "warn" => Some(LogLevel::Warn),
+        "info" => Some(LogLevel::Info),
+        "debug" => Some(LogLevel::Debug),
+        "trace" => Some(LogLevel::Trace),
+        _ => None,
+    }
+}
+
+/// Honours `SIKA_LOG` once per process (when the first client is made) with the console,
+/// unless a host sink is installed: that host reads `SIKA_LOG` itself and shows the records
+/// through its own logging, so they are not printed twice.
 pub(crate) fn enable_from_env() {
     static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let level = match std::env::var("SIKA_LOG").unwrap_or_default().to_ascii_lowercase().as_str() {
-            "error" => LogLevel::Error,
-            "warn" => LogLevel::Warn,
-            "info" => LogLevel::Info,
-            "debug" => LogLevel::Debug,
-            "trace" => LogLevel::Trace,
-            _ => return,
-        };
-        enable_logging(level);
+    ONCE.call_once(|| match log_level_from_env() {
+        Some(level) if BRIDGE.sink.get().is_none() => enable_logging(level),
+        _ => {}
     });
 }
+
+/// The process's bridge. A `static` (not boxed at install) so that a record's path holds no
+/// lock: the sink is read with an atomic load, and a fork can never inherit a lock held here.
+static BRIDGE: Bridge = Bridge::new();
+
+/// The bridge, installed as the process's logger on first use.
+fn installed() -> &'static Bridge {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // Fails only if the process already has another logger (a Rust host's own): then that
+        // logger receives the records and the levels below only gate them.
+        let _ = log::set_logger(&BRIDGE);
+    });
+    &BRIDGE
+}
+
+/// The two outputs and their levels (`LevelFilter as usize`: 0 is off, 5 is trace).
+struct Bridge {
+    console: AtomicUsize,
+    sink_level: AtomicUsize,
+    sink: OnceLock<Box<dyn LogSink>>,
+    /// Set by `close_log_sink`: the sink is never called again.
+    closed: AtomicBool,
+    in_flight: InFlight,
+}
+
+impl Bridge {
+    const fn new() -> Self {
+        Self {
+            console: AtomicUsize::new(LevelFilter::Off as usize),
+            sink_level: AtomicUsize::new(LevelFilter::Off as usize),
+            sink: OnceLock::new(),
+            closed: AtomicBool::new(false),
+            in_flight: InFlight::new(),
+        }
+    }
+
+    fn console_level(&self) -> LevelFilter {
+        level_filter(self.console.load(Ordering::Relaxed))
+    }
+
+    fn sink_level(&self) -> LevelFilter {
+        level_filter(self.sink_level.load(Ordering::Relaxed))
+    }
+
+    /// The most detailed level either output wants: `log`'s own filter, checked by its macros
+    /// before a record is built.
+    fn max_level(&self) -> LevelFilter {
+        self.console_level().max(self.sink_level())
+    }
+
+    fn set_console_level(&self, level: LevelFilter) {
+        self.console.store(level as usize, Ordering::SeqCst);
+        self.publish_max_level();
+    }
+
+    fn set_sink_level(&self, level: LevelFilter) {
+        let level = if self.closed.load(Ordering::SeqCst) { LevelFilter::Off } else { level };
+        self.sink_level.store(level as usize, Ordering::SeqCst);
+        self.publish_max_level();
+    }
+
+    /// Sets `log`'s filter to `max_level`, and again until it holds what both levels say now:
+    /// two threads changing the two levels at once could otherwise leave the value one of them
+    /// computed before the other's change (too quiet: records lost). The last thread to set it
+    /// reads both levels after every change, so it ends right, with no lock.
+    fn publish_max_level(&self) {
+        loop {
+            let level = self.max_level();
+            log::set_max_level(level);
+            if self.max_level() == level {
+                return;
+            }
+        }
+    }
+
+    /// Closes the sink: never called again, and no call under way when this returns (unless
+    /// one is still under way after `wait`).
+    fn close(&self, wait: Duration) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.set_sink_level(LevelFilter::Off);
+        let deadline = Instant::now() + wait;
+        while self.in_flight.count() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Hands a record to the sink, if one is installed and not closed; a failing sink (a panic
+    /// from a foreign exception) never reaches the call that logged.
+    fn to_sink(&self, record: LogRecord) {
+        // Counted before `closed` is read, and `close_log_sink` sets `closed` before it reads
+        // the count: either this call sees it closed, or the close waits for this call.
+        let _call = self.in_flight.enter();
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(sink) = self.sink.get() {
+            let _ = catch_unwind(AssertUnwindSafe(|| sink.log(record)));
+        }
+    }
+}
+
+impl Log for Bridge {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        is_sika(metadata.target()) && metadata.level() <= self.max_level()
+    }
+
+    fn log(&self, record: &Record<'_>) {
+        let Some(target) = logger_name(record) else { return };
+        let level = record.level();
+        let (console, sink) = (level <= self.console_level(), level <= self.sink_level());
+        if !(console || sink) {
+            return;
+        }
+        let message = record.args().to_string();
+        if console {
+            // One write per line, so lines from many threads never interleave.
+            let line = console_line(level, &target, &message);
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        }
+        if sink {
+            self.to_sink(LogRecord { level: level.into(), target: target.into_owned(), message });
+        }
+    }
+
+    fn flush(&self) {
+        let _ = std::io::stderr().flush();
+    }
+}
+
+fn level_filter(value: usize) -> LevelFilter {
+    LevelFilter::iter().find(|level| *level as usize == value).unwrap_or(LevelFilter::Off)
+}
+
+/// Whether a target is the SDK's: `sika` or below it. Other crates' records (rustls, reqwest)
+/// are not the SDK's to show.
+fn is_sika(target: &str) -> bool {
+    target == "sika" || target.starts_with("sika.")
+}
+
+/// The host logger of a record: a `sika.x` target as it is; the log sites' `sika` target, a
+/// child named after the module that wrote it (`sika_core::transport` is `sika.transport`);
+/// none for another crate's record.
+fn logger_name<'a>(record: &Record<'a>) -> Option<Cow<'a, str>> {
+    let target = record.target();
+    if target != "sika" {
+        return is_sika(target).then(|| Cow::Owned(target.to_owned()));
+    }
+    let module = record.module_path().and_then(|path| path.strip_prefix("sika_core::"));
+    Some(match module {
+        Some(module) => Cow::Owned(format!("sika.{}", module.replace("::", "."))),
+        None => Cow::Borrowed("sika"),
+    })
+}
+
+/// A console line: UTC time, level, logger, message.
+fn console_line(level: Level, target: &str, message: &str) -> String {
+    let now = chrono::DateTime::<chrono::Utc>::from(std::time::SystemTime::now()).format("%Y-%m-%dT%H:%M:%S%.3fZ");
+    format!("[{now} {level:<5} {target}] {message}\n")
+}
+
+#[cfg(test)]
+mod tests;

@@ -7,7 +7,7 @@
 //! - [`wait`]: `AwaitOptions`, likewise;
 //! - [`clients`]: the two client objects, whose methods take owned arguments;
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
-//! - [`logging`]: turning on the core's logs from a host with no Rust logger.
+//! - [`logging`]: the core's logs in the host's logging (a sink per host), or on standard error.
 
 mod bytes;
 mod clients;
@@ -18,7 +18,7 @@ mod wait;
 
 pub use clients::{BlockingClient, Client};
 pub use config::ClientConfig;
-pub use logging::{LogLevel, enable_logging};
+pub use logging::{LogLevel, LogRecord, LogSink, enable_logging, log_level_from_env, set_log_sink, set_log_sink_level};
 pub use wait::AwaitOptions;
 
 use crate::error::SikaError;

@@ -1,9 +1,12 @@
-use serde::{Deserialize, Deserializer};
+use std::fmt;
 
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::json::{service_text, timestamp_text, to_json_methods};
 use crate::timestamp::{self, Timestamp};
 
 /// A bank of a country, for bank pickers.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Bank {
     /// Unique bank identifier.
@@ -19,19 +22,21 @@ pub struct Bank {
     /// Currency code.
     pub currency: String,
     /// The account number scheme of the bank (the service's `type`).
-    #[serde(rename = "type")]
+    #[serde(rename = "type", serialize_with = "service_text")]
     pub account_type: BankAccountType,
     /// When the bank record was created.
-    #[serde(rename = "createdAt", deserialize_with = "timestamp::deserialize")]
+    #[serde(rename = "createdAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
     pub created_at: Timestamp,
     /// When the bank record last changed.
-    #[serde(rename = "updatedAt", deserialize_with = "timestamp::deserialize")]
+    #[serde(rename = "updatedAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
     pub updated_at: Timestamp,
 }
 
-/// The account number scheme of a bank.
+to_json_methods!(Bank);
+
+/// The account number scheme of a bank. Prints as the service's text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum), uniffi::export(Display))]
 pub enum BankAccountType {
     /// `nuban`: Nigeria's 10-digit uniform bank account number.
     Nuban,
@@ -64,9 +69,40 @@ impl BankAccountType {
     }
 }
 
+impl fmt::Display for BankAccountType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Builds a bank account scheme from the service's text (`nuban`), as the decoder does.
+#[cfg(feature = "uniffi")]
+#[uniffi::export]
+fn bank_account_type_from_text(text: String) -> BankAccountType {
+    BankAccountType::from_wire(&text)
+}
+
 impl<'de> Deserialize<'de> for BankAccountType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
         Ok(Self::from_wire(&text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bank_writes_the_service_names_and_texts() {
+        let body = r#"{"id":1,"name":"Access Bank","code":"044","active":true,"country":"Nigeria","currency":"NGN",
+            "type":"nuban","createdAt":"2024-01-15T10:30:00.000Z","updatedAt":"2024-01-15T10:30:00Z"}"#;
+        let bank: Bank = serde_json::from_str(body).expect("bank");
+        let json: serde_json::Value = serde_json::from_str(&bank.to_json()).expect("JSON");
+        assert_eq!(json["type"], "nuban");
+        assert_eq!(json["code"], "044");
+        assert_eq!(json["createdAt"], "2024-01-15T10:30:00.000Z");
+        assert_eq!(json["updatedAt"], "2024-01-15T10:30:00.000Z");
+        assert_eq!(BankAccountType::Other { value: "iban".into() }.to_string(), "iban");
     }
 }

@@ -1,12 +1,18 @@
+use std::fmt;
+
 use serde::Serialize;
 
+use super::json::{amount_text, to_json_methods};
 use crate::amount::Amount;
+use crate::validation::{mask_email, mask_phone};
 
-/// A mobile money charge: asks the customer to confirm a payment on their phone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+/// A mobile money charge: asks the customer to confirm a payment on their phone. Prints with
+/// the phone number and e-mail masked.
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct ChargeRequest {
     /// Amount to charge; more than zero, at most two decimal places.
+    #[serde(serialize_with = "amount_text")]
     pub amount: Amount,
     /// The customer's e-mail address.
     pub email: String,
@@ -21,6 +27,36 @@ pub struct ChargeRequest {
     /// Where the customer returns to afterwards.
     #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub callback_url: Option<String>,
+}
+
+/// `charge ORDER-1: 20 GHS from +233*******78 a***@example.com via MTN`, as the logs mask them.
+impl fmt::Display for ChargeRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "charge {}: {} {} from {} {} via {}",
+            self.reference,
+            self.amount,
+            self.currency,
+            mask_phone(&self.phone_number),
+            mask_email(&self.email),
+            self.provider
+        )
+    }
+}
+
+impl fmt::Debug for ChargeRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChargeRequest")
+            .field("reference", &self.reference)
+            .field("amount", &self.amount)
+            .field("currency", &self.currency)
+            .field("email", &mask_email(&self.email))
+            .field("phone_number", &mask_phone(&self.phone_number))
+            .field("provider", &self.provider)
+            .field("callback_url", &self.callback_url)
+            .finish()
+    }
 }
 
 /// The wire body of a charge: the request plus `payment_type = mobile_money`.
@@ -39,7 +75,7 @@ pub(crate) struct ChargeBody<'a> {
 
 /// The service's answer to a charge. The spec does not describe its fields, so the body is
 /// kept as sent, with the envelope fields picked out when they are there.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ChargeResponse {
     /// The HTTP status of the response.
@@ -52,4 +88,29 @@ pub struct ChargeResponse {
     pub data_json: Option<String>,
     /// The whole body as the service sent it.
     pub raw_json: String,
+}
+
+to_json_methods!(ChargeRequest, ChargeResponse);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_charge_prints_masked_and_writes_its_amount_as_exact_text() {
+        let request = ChargeRequest {
+            amount: "20.50".parse().expect("amount"),
+            email: "ama@example.com".into(),
+            phone_number: "+233244125678".into(),
+            reference: "ORDER-1".into(),
+            currency: "GHS".into(),
+            provider: "MTN".into(),
+            callback_url: None,
+        };
+        assert_eq!(request.to_string(), "charge ORDER-1: 20.50 GHS from +233*******78 a***@example.com via MTN");
+        let debug = format!("{request:?}");
+        assert!(!debug.contains("+233244125678") && !debug.contains("ama@example.com"), "{debug}");
+        let json: serde_json::Value = serde_json::from_str(&request.to_json()).expect("JSON");
+        assert_eq!((&json["amount"], &json["phone_number"]), (&"20.50".into(), &"+233244125678".into()));
+    }
 }

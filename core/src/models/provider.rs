@@ -1,9 +1,10 @@
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
+use super::json::{timestamp_text, to_json_methods};
 use crate::timestamp::{self, Timestamp};
 
 /// A mobile money provider of a country, for provider pickers.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MobileMoneyProvider {
     /// Unique provider identifier.
@@ -24,9 +25,11 @@ pub struct MobileMoneyProvider {
     /// URL of the provider's logo.
     pub logo: String,
     /// When the provider record was created.
-    #[serde(rename = "createdAt", deserialize_with = "timestamp::deserialize")]
+    #[serde(rename = "createdAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
     pub created_at: Timestamp,
     /// When the provider record last changed.
-    #[serde(rename = "updatedAt", deserialize_with = "timestamp::deserialize")]
+    #[serde(rename = "updatedAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
     pub updated_at: Timestamp,
 }
+
+to_json_methods!(MobileMoneyProvider);

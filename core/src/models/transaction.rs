@@ -1,26 +1,31 @@
 use std::fmt;
 
-use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::json::{amount_text, service_text, timestamp_text, to_json_methods};
 use crate::amount::Amount;
 use crate::status::{PaymentType, TransactionStatus};
 use crate::timestamp::{self, Timestamp};
+use crate::validation::{mask_email, mask_phone};
 
 /// A transaction, as verification reports it. Only `status` `Successful` means paid.
 //
 // Decoded by hand rather than derived because two rules need it: the gateway reference sits
 // in a field whose name varies by brand (`<letters>_ref`), and a duplicated key is an error (a
 // hostile body must not get to choose which of two `status` values we read).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+// `Debug` and `Display` are written by hand: they mask the customer's contact details and leave
+// out `raw_json` (which holds them unmasked), so printing a transaction is safe in logs.
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct Transaction {
     /// Transaction identifier.
     pub id: i64,
     /// Environment marker (`test`, `live`).
     pub domain: String,
     /// Amount, exactly as sent.
+    #[serde(serialize_with = "amount_text")]
     pub amount: Amount,
     /// Currency code.
     pub currency: String,
@@ -37,12 +42,16 @@ pub struct Transaction {
     /// The gateway's own reference (the one `<letters>_ref` field other than `tx_ref`).
     pub gateway_ref: String,
     /// The status. Only `Successful` means paid.
+    #[serde(serialize_with = "service_text")]
     pub status: TransactionStatus,
     /// The payment method.
+    #[serde(serialize_with = "service_text")]
     pub payment_type: PaymentType,
     /// When the transaction was created.
+    #[serde(serialize_with = "timestamp_text")]
     pub created_at: Timestamp,
     /// When the transaction last changed.
+    #[serde(serialize_with = "timestamp_text")]
     pub updated_at: Timestamp,
     /// The paying customer; `None` when the service sent null or nothing.
     pub customer: Option<Customer>,
@@ -60,9 +69,9 @@ impl Transaction {
     }
 }
 
-/// The customer of a transaction.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+/// The customer of a transaction. Prints with the phone number and e-mail masked.
+#[derive(Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct Customer {
     /// Customer identifier.
     pub id: i64,
@@ -73,15 +82,15 @@ pub struct Customer {
     /// E-mail address.
     pub email: String,
     /// When the customer record was created.
-    #[serde(deserialize_with = "timestamp::deserialize")]
+    #[serde(deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
     pub created_at: Timestamp,
     /// When the customer record last changed.
-    #[serde(deserialize_with = "timestamp::deserialize")]
+    #[serde(deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
     pub updated_at: Timestamp,
 }
 
 /// One entry of a transaction's `meta.custom_fields`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct CustomField {
     /// Label shown to people.
@@ -91,6 +100,64 @@ pub struct CustomField {
     /// The value, as text (a non-string value is kept as its JSON text).
     #[serde(deserialize_with = "required_text")]
     pub value: String,
+}
+
+to_json_methods!(Transaction, Customer, CustomField);
+
+/// `transaction ORDER-1: successful, 100.10 GHS, customer +233*******56 a***@example.com`
+impl fmt::Display for Transaction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "transaction {}: {}, {} {}", self.tx_ref, self.status, self.amount, self.currency)?;
+        match &self.customer {
+            Some(customer) => write!(f, ", {customer}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Every field but `raw_json` (its length only); the customer masked.
+impl fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transaction")
+            .field("tx_ref", &self.tx_ref)
+            .field("status", &self.status)
+            .field("amount", &self.amount)
+            .field("currency", &self.currency)
+            .field("id", &self.id)
+            .field("domain", &self.domain)
+            .field("due_date", &self.due_date)
+            .field("has_invoice", &self.has_invoice)
+            .field("invoice_number", &self.invoice_number)
+            .field("description", &self.description)
+            .field("gateway_ref", &self.gateway_ref)
+            .field("payment_type", &self.payment_type)
+            .field("created_at", &self.created_at)
+            .field("updated_at", &self.updated_at)
+            .field("customer", &self.customer)
+            .field("custom_fields", &self.custom_fields)
+            .field("raw_json", &format_args!("<{} bytes>", self.raw_json.len()))
+            .finish()
+    }
+}
+
+/// `customer +233*******56 a***@example.com`, as the logs mask them.
+impl fmt::Display for Customer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "customer {} {}", mask_phone(&self.phone_number), mask_email(&self.email))
+    }
+}
+
+impl fmt::Debug for Customer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Customer")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("phone_number", &mask_phone(&self.phone_number))
+            .field("email", &mask_email(&self.email))
+            .field("created_at", &self.created_at)
+            .field("updated_at", &self.updated_at)
+            .finish()
+    }
 }
 
 #[derive(Deserialize)]
@@ -272,6 +339,62 @@ impl<'de> Visitor<'de> for TransactionVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The seeded transaction of `tests/fixtures/seeded_transaction.json`, with its placeholders
+    /// filled as every suite fills them (the amount as raw number text).
+    fn seeded(reference: &str, status: &str, amount: &str) -> Transaction {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/fixtures/seeded_transaction.json")).expect("fixture");
+        let mut text = fixture["object"].to_string();
+        let placeholders = &fixture["placeholders"];
+        for (name, value) in [
+            ("reference", format!("\"{reference}\"")),
+            ("status", format!("\"{status}\"")),
+            ("amount", amount.to_owned()),
+        ] {
+            let placeholder = placeholders[name].as_str().expect("placeholder");
+            assert_eq!(text.matches(placeholder).count(), 1, "{placeholder}");
+            text = text.replace(placeholder, &value);
+        }
+        Transaction::from_json(&text).expect("the seeded transaction decodes")
+    }
+
+    #[test]
+    fn to_json_has_the_service_names_and_texts() {
+        let transaction = seeded("ORDER-1", "successful", "100.10");
+        let json: serde_json::Value = serde_json::from_str(&transaction.to_json()).expect("JSON");
+        assert_eq!(json["tx_ref"], "ORDER-1");
+        assert_eq!(json["status"], "successful");
+        assert_eq!(json["payment_type"], "mobile_money");
+        assert_eq!(json["amount"], "100.10", "an exact decimal string, its scale kept");
+        assert_eq!(json["created_at"], "2024-05-01T12:00:00.123Z");
+        assert_eq!(json["updated_at"], "2024-05-01T12:30:00.000Z");
+        assert_eq!(json["gateway_ref"], "GW-SEED");
+        assert_eq!(json["due_date"], serde_json::Value::Null);
+        assert_eq!(json["customer"]["phone_number"], "+233244123456", "the record itself is not masked");
+        assert_eq!(json["customer"]["created_at"], "2024-04-01T09:00:00.000Z");
+        assert_eq!(json["custom_fields"], serde_json::json!([]));
+        assert_eq!(json["raw_json"], transaction.raw_json.as_str());
+        let unknown = seeded("ORDER-2", "success", "5");
+        let json: serde_json::Value = serde_json::from_str(&unknown.to_json()).expect("JSON");
+        assert_eq!((&json["status"], &json["amount"]), (&serde_json::json!("success"), &serde_json::json!("5")));
+    }
+
+    #[test]
+    fn printing_masks_the_customer_and_leaves_out_the_raw_body() {
+        let transaction = seeded("ORDER-1", "successful", "100.10");
+        let shown = transaction.to_string();
+        assert_eq!(shown, "transaction ORDER-1: successful, 100.10 GHS, customer +233*******56 a***@example.com");
+        let debug = format!("{transaction:?} {transaction:#?}");
+        for shown in [&shown, &debug] {
+            assert!(!shown.contains("+233244123456") && !shown.contains("ama@example.com"), "{shown}");
+        }
+        for part in ["tx_ref: \"ORDER-1\"", "status: Successful", "amount: Amount(100.10)", "currency: \"GHS\""] {
+            assert!(debug.contains(part), "{part} in {debug}");
+        }
+        assert!(debug.contains(&format!("raw_json: <{} bytes>", transaction.raw_json.len())), "{debug}");
+        assert!(debug.contains("+233*******56") && debug.contains("a***@example.com"), "{debug}");
+    }
 
     #[test]
     fn gateway_ref_keys() {

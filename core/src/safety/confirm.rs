@@ -1,19 +1,25 @@
 //! The one decision a merchant must get right: is this order paid, in full, in its currency?
 
+use serde::Serialize;
+
 use crate::amount::Amount;
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
+use crate::models::json::{amount_text, to_json_methods};
 use crate::status::{MerchantAction, TransactionStatus};
 
 /// What the merchant's order says the payment must be.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ExpectedPayment {
     /// The order's amount; compared as a decimal (`100.1 == 100.10`).
+    #[serde(serialize_with = "amount_text")]
     pub amount: Amount,
     /// The order's currency; compared without regard to case.
     pub currency: String,
 }
+
+to_json_methods!(ExpectedPayment);
 
 /// The outcome of checking a verified transaction against the order. Ship only on `Confirmed`.
 #[derive(Debug, Clone, PartialEq, Eq)]

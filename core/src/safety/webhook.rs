@@ -2,10 +2,13 @@
 //! a webhook URL, so the decision to fulfil comes from verifying the reference with the
 //! service and checking the result against the order, never from the notification.
 
-use serde::Deserialize;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
+use crate::models::json::to_json_methods;
 use crate::safety::confirm::{ExpectedPayment, PaymentCheck, check_payment};
 use crate::status::MerchantAction;
 
@@ -16,9 +19,10 @@ pub const MAX_WEBHOOK_DEPTH: usize = 32;
 /// The one event the service documents.
 pub const CHARGE_SUCCESS: &str = "charge.success";
 
-/// A parsed notification. Unverified: its content proves nothing about payment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+/// A parsed notification. Unverified: its content proves nothing about payment. Prints without
+/// the body (which may hold the customer's details).
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct WebhookEvent {
     /// The event name (`charge.success`).
     pub event: String,
@@ -26,6 +30,26 @@ pub struct WebhookEvent {
     pub reference: Option<String>,
     /// The body as received.
     pub raw_json: String,
+}
+
+to_json_methods!(WebhookEvent);
+
+/// `webhook charge.success for ORDER-1`
+impl fmt::Display for WebhookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "webhook {} for {}", self.event, self.reference.as_deref().unwrap_or("no reference"))
+    }
+}
+
+/// The event and reference; the body's length only.
+impl fmt::Debug for WebhookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookEvent")
+            .field("event", &self.event)
+            .field("reference", &self.reference)
+            .field("raw_json", &format_args!("<{} bytes>", self.raw_json.len()))
+            .finish()
+    }
 }
 
 /// What to do with a notification, and how to answer it (`http_status()`).

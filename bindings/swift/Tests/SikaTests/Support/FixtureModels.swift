@@ -103,7 +103,7 @@ struct ExpectedTransaction: Decodable, Equatable {
 
     init(_ t: Transaction) {
         (id, domain, amount, currency) = (t.id, t.domain, ExactAmount(t.amount), t.currency)
-        (dueDate, hasInvoice, invoiceNumber, description) = (t.dueDate, t.hasInvoice, t.invoiceNumber, t.description)
+        (dueDate, hasInvoice, invoiceNumber, description) = (t.dueDate, t.hasInvoice, t.invoiceNumber, t.descriptionText)
         (txRef, gatewayRef, status, paymentType) = (t.txRef, t.gatewayRef, kindText(t.status), kindText(t.paymentType))
         (createdAtMs, updatedAtMs) = (epochMs(t.createdAt), epochMs(t.updatedAt))
         customer = t.customer.map(ExpectedCustomer.init)

@@ -6,24 +6,18 @@
 //! reach Python too.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use camino::Utf8Path;
-use uniffi_bindgen::{BindgenLoader, BindgenPaths, GlobalConfig};
+use uniffi_bindgen::ComponentInterface;
 
 /// Adds each documented record's field docs to its docstring.
-pub fn patch(text: String, library: &Path) -> Result<String, String> {
-    record_field_docs(text, &field_docs(library)?)
+pub fn patch(text: String, interfaces: &[ComponentInterface]) -> Result<String, String> {
+    record_field_docs(text, &field_docs(interfaces))
 }
 
 /// Each record's documented fields, `(name, doc)` in declaration order, by record name.
 type FieldDocs = BTreeMap<String, Vec<(String, String)>>;
 
-fn field_docs(library: &Path) -> Result<FieldDocs, String> {
-    let library = Utf8Path::from_path(library).ok_or("the library path is not UTF-8")?;
-    let loader = BindgenLoader::new(BindgenPaths::default(), GlobalConfig::default());
-    let metadata = loader.load_metadata(library).map_err(|e| format!("reading the library's metadata: {e}"))?;
-    let interfaces = loader.load_cis(metadata).map_err(|e| format!("loading the interface: {e}"))?;
+fn field_docs(interfaces: &[ComponentInterface]) -> FieldDocs {
     let mut docs = FieldDocs::new();
     for record in interfaces.iter().flat_map(|ci| ci.record_definitions()) {
         let fields: Vec<_> = record
@@ -35,7 +29,7 @@ fn field_docs(library: &Path) -> Result<FieldDocs, String> {
             docs.insert(record.name().to_owned(), fields);
         }
     }
-    Ok(docs)
+    docs
 }
 
 fn record_field_docs(mut text: String, docs: &FieldDocs) -> Result<String, String> {
