@@ -16,7 +16,8 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -25,6 +26,8 @@ TESTS_DIR = Path(__file__).resolve().parents[1]
 BIN_DIR = Path(sys.executable).parent
 
 START_DEADLINE_S = 30.0
+# What gunicorn's arbiter logs for each worker it forks (a replaced one is booted anew).
+WORKER_BOOTED = "Booting worker with pid"
 STOP_DEADLINE_S = 15.0
 # <linux/prctl.h>
 PR_SET_PDEATHSIG = 1
@@ -42,14 +45,12 @@ CRASH = re.compile(
 @dataclass(frozen=True)
 class Shape:
     """One way of serving the shop: the command (given the listening socket's descriptor),
-    the URL prefix of its routes, how many worker processes it forks (0: none) and which log
-    line each worker writes once it serves."""
+    the URL prefix of its routes and how many gunicorn workers it forks (0: it does not fork)."""
 
     name: str
-    command: object  # (fd: int) -> list[str]
+    command: Callable[[int], list[str]] | None
     prefix: str = ""
     workers: int = 0
-    worker_ready: str = "Booting worker with pid"
 
 
 def gunicorn(app: str, worker_class: str, workers: int, *options: str):
@@ -86,7 +87,6 @@ class Server:
     url: str
     log_path: Path
     process: subprocess.Popen
-    pids_seen: set[int] = field(default_factory=set)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -98,7 +98,7 @@ class Server:
         return [line for line in self.log().splitlines() if CRASH.search(line)]
 
     def workers_booted(self) -> int:
-        return self.log().count(self.shape.worker_ready)
+        return self.log().count(WORKER_BOOTED)
 
     def health_problems(self) -> list[str]:
         """What shows that a worker crashed, was killed or replaced, or that the server died."""
