@@ -6,6 +6,7 @@
 //! - [`config`]: `ClientConfig` with optional, signed settings (Java has no unsigned integers);
 //! - [`wait`]: `AwaitOptions`, likewise;
 //! - [`clients`]: the two client objects, whose methods take owned arguments;
+//! - [`runtime`]: the runtime the async client's calls run on, one per process;
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
 //! - [`logging`]: turning on the core's logs from a host with no Rust logger.
 
@@ -14,6 +15,7 @@ mod clients;
 mod config;
 mod custom_types;
 mod logging;
+mod runtime;
 mod wait;
 
 pub use clients::{BlockingClient, Client};
