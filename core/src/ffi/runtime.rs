@@ -8,15 +8,18 @@
 //! So each exported async method spawns its call here instead: onto a runtime this module
 //! owns, one per process (`crate::process`), built afresh in a forked child. The foreign side
 //! awaits the task's handle, and dropping that (a cancelled Python task, Kotlin job or Swift
-//! `Task`) aborts the call. See docs/adr/0013-process-model.md.
+//! `Task`) aborts the call; the task wakes the host through a gate the host closes at exit
+//! (wake_gate.rs). See docs/adr/0013-process-model.md.
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use tokio::runtime::Runtime;
 use tokio::task::{JoinError, JoinHandle};
 
+use super::wake_gate::{GatedWaker, WakeGate};
 use crate::error::{Result, SikaError};
 use crate::process::PerProcess;
 
@@ -27,7 +30,13 @@ const WORKERS: usize = 2;
 
 /// This process's runtime, built at the first call (in a forked child: at its first call).
 /// Never shut down: foreign code may call until the process exits.
-static RUNTIME: PerProcess<Runtime> = PerProcess::empty();
+static RUNTIME: PerProcess<HostRuntime> = PerProcess::empty();
+
+/// A process's runtime, and the gate its calls wake the host through (wake_gate.rs).
+struct HostRuntime {
+    runtime: Runtime,
+    gate: Arc<WakeGate>,
+}
 
 /// Runs `call` on this process's runtime and waits for it. Dropping the returned future
 /// aborts the call: its request is dropped and its connection closed at once.
@@ -36,7 +45,9 @@ where
     F: Future<Output = Result<T>> + Send + 'static,
     T: Send + 'static,
 {
-    let task = AbortOnDrop(RUNTIME.get(build)?.spawn(call));
+    let host = RUNTIME.get(build)?;
+    let task = HostCall { task: host.runtime.spawn(call), gate: Arc::clone(&host.gate), waker: None };
+    drop(host);
     match task.await {
         Ok(result) => result,
         // The call's panic, raised where UniFFI polls (it turns a panic into a foreign error).
@@ -46,30 +57,53 @@ where
     }
 }
 
-fn build() -> Result<Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
+/// Called by the Python package at interpreter exit (an `atexit` handler, added by the
+/// lifecycle patch of `bindings/uniffi-bindgen`), before CPython finalizes: from then on no
+/// thread of this process's runtime wakes a foreign future (wake_gate.rs). Async calls still
+/// in flight then never complete. Not part of the UniFFI interface: no other host needs it.
+#[unsafe(no_mangle)]
+pub extern "C" fn sika_ffi_close_host_wakes() {
+    if let Some(host) = RUNTIME.current() {
+        host.gate.close();
+    }
+}
+
+fn build() -> Result<HostRuntime> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(WORKERS)
         .thread_name("sika-runtime")
         .enable_all()
         .build()
-        .map_err(|e| SikaError::configuration(format!("cannot start the SDK's runtime: {e}")))
+        .map_err(|e| SikaError::configuration(format!("cannot start the SDK's runtime: {e}")))?;
+    Ok(HostRuntime { runtime, gate: Arc::default() })
 }
 
-/// A task's handle that aborts the task when dropped before it finished.
-struct AbortOnDrop<T>(JoinHandle<T>);
+/// A call's task as the host awaits it: woken through the gate, aborted when dropped before
+/// it finished.
+struct HostCall<T> {
+    task: JoinHandle<T>,
+    gate: Arc<WakeGate>,
+    /// The gated form of the host's waker, rebuilt only when the host's waker changes.
+    waker: Option<GatedWaker>,
+}
 
-impl<T> Future for AbortOnDrop<T> {
+impl<T> Future for HostCall<T> {
     type Output = std::result::Result<T, JoinError>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Pin::new(&mut self.0).poll(cx)
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let waker = match &this.waker {
+            Some(gated) if gated.wakes(cx.waker()) => gated,
+            _ => this.waker.insert(this.gate.waker(cx.waker())),
+        };
+        Pin::new(&mut this.task).poll(&mut Context::from_waker(waker.waker()))
     }
 }
 
-impl<T> Drop for AbortOnDrop<T> {
+impl<T> Drop for HostCall<T> {
     fn drop(&mut self) {
         // A no-op once the task has finished.
-        self.0.abort();
+        self.task.abort();
     }
 }
 
