@@ -4,6 +4,7 @@
 
 mod docs;
 mod errors;
+mod lifecycle;
 mod objects;
 mod records;
 
@@ -16,6 +17,7 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let library = library.ok_or("--library is needed to read the interface's metadata")?;
     let interfaces = load_interfaces(library)?;
     let text = errors::patch(text)?;
+    let text = lifecycle::patch(text)?;
     let text = docs::patch(text, &interfaces)?;
     let text = records::patch(text, &interfaces)?;
     objects::patch(text, &interfaces)
