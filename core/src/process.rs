@@ -72,10 +72,9 @@ impl<T> PerProcess<T> {
     }
 
     /// This process's value if it has built one (and not shut it down); never builds.
+    #[cfg(any(feature = "uniffi", test))]
     pub(crate) fn current(&self) -> Option<Arc<T>> {
-        let (_, last) = self.last();
-        let own = last.filter(|last| last.pid == std::process::id())?;
-        own.value.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.own()?.value.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Marks the value shut down (in this process, and in processes forked from it later) and
@@ -83,9 +82,12 @@ impl<T> PerProcess<T> {
     /// it finish with it. Idempotent.
     pub(crate) fn shut_down(&self) -> Option<Arc<T>> {
         self.shut_down.store(true, Ordering::Release);
-        let (_, last) = self.last();
-        let own = last.filter(|last| last.pid == std::process::id())?;
-        own.value.lock().unwrap_or_else(PoisonError::into_inner).take()
+        self.own()?.value.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// The last value, when this process built it.
+    fn own(&self) -> Option<&Generation<T>> {
+        self.last().1.filter(|last| last.pid == std::process::id())
     }
 
     /// The empty link after the last value, and the last value (none before the first `get`).
