@@ -8,30 +8,60 @@ use crate::client::Client;
 use crate::config::ClientConfig;
 use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
+use crate::process::PerProcess;
 use crate::safety::await_status::AwaitOptions;
 use crate::safety::confirm::{ExpectedPayment, PaymentCheck};
 use crate::safety::webhook::WebhookDecision;
 
-/// Blocking Sika client. Owns one Tokio runtime for its whole life (never one per call) and
-/// is safe to share between threads: calls from many threads run at once over one connection
-/// pool, each on its caller's thread.
+/// Blocking Sika client. Owns one Tokio runtime per process (never one per call) and is safe
+/// to share between threads: calls from many threads run at once over one connection pool,
+/// each on its caller's thread.
+///
+/// Safe across `fork`: a process forked from the one that used the client builds its own
+/// runtime and connection pool at its first call and leaves the inherited ones alone
+/// (docs/adr/0013-process-model.md).
 pub struct BlockingClient {
+    // Declared first, so dropped first: its connection tasks close their sockets with it.
+    runtime: PerProcess<CallRuntime>,
     client: Client,
-    runtime: Option<Runtime>,
+}
+
+/// The runtime the calls of one process run on; shut down in the background when dropped,
+/// which never blocks, so dropping it is safe anywhere, even inside another runtime (a plain
+/// drop would panic there).
+struct CallRuntime(Option<Runtime>);
+
+impl CallRuntime {
+    fn new() -> Result<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| SikaError::configuration(format!("cannot start the client's runtime: {e}")))?;
+        Ok(Self(Some(runtime)))
+    }
+
+    fn runtime(&self) -> &Runtime {
+        self.0.as_ref().expect("present until dropped")
+    }
+}
+
+impl Drop for CallRuntime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl BlockingClient {
     /// Creates a client and its runtime; fails with `Configuration` on a bad setting.
     pub fn new(config: ClientConfig) -> Result<Self> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| SikaError::configuration(format!("cannot start the client's runtime: {e}")))?;
+        let runtime = CallRuntime::new()?;
         let client = {
-            let _entered = runtime.enter();
+            let _entered = runtime.runtime().enter();
             Client::new(config)?
         };
-        Ok(Self { client, runtime: Some(runtime) })
+        Ok(Self { runtime: PerProcess::new(runtime), client })
     }
 
     /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
@@ -79,6 +109,15 @@ impl BlockingClient {
         self.run(self.client.refresh_banks(country))
     }
 
+    /// Closes the connection pool, drops the bank cache and shuts the runtime down in the
+    /// background (never blocks). Calls in flight finish; every later call fails with
+    /// `Configuration` ("the client has been shut down"). Idempotent. Dropping does the same.
+    pub fn shutdown(&self) {
+        self.client.shutdown();
+        // The last call holding the runtime drops it, and so shuts it down.
+        drop(self.runtime.shut_down());
+    }
+
     /// Runs one call on the caller's thread and waits for it.
     ///
     /// The runtime is a current-thread one, which many threads may `block_on` at once: one of
@@ -94,9 +133,9 @@ impl BlockingClient {
                 "BlockingClient was called from inside an async runtime; use the async Client there",
             ));
         }
-        let Some(runtime) = &self.runtime else {
-            return Err(SikaError::configuration("the client has been shut down"));
-        };
+        // This process's runtime: a forked child builds its own (process.rs).
+        let runtime = self.runtime.get(CallRuntime::new)?;
+        let runtime = runtime.runtime();
         let result = runtime.block_on(call);
         if result.is_err() {
             // A call that ended early (timeout, cancellation) dropped its request, which wakes
@@ -105,16 +144,6 @@ impl BlockingClient {
             runtime.block_on(tokio::task::yield_now());
         }
         result
-    }
-}
-
-impl Drop for BlockingClient {
-    fn drop(&mut self) {
-        // `shutdown_background` never blocks, so dropping the client is safe anywhere,
-        // including from inside another runtime (a plain drop would panic there).
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
     }
 }
 

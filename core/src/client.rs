@@ -11,11 +11,12 @@ use crate::config::ClientConfig;
 use crate::decode;
 use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
+use crate::process::PerProcess;
 use crate::safety::await_status::{self, AwaitOptions, Schedule};
 use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
 use crate::safety::webhook::{self, WebhookDecision};
 use crate::secret::SecretKey;
-use crate::transport::{Reply, Sent, Transport};
+use crate::transport::{Reply, Sent, Transport, TransportSettings};
 use crate::validation;
 
 /// Everything but RFC 3986's unreserved characters is encoded, so a reference is always
@@ -24,29 +25,49 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remo
 
 /// The async Sika client. Cheap to clone; clones share one connection pool and bank cache.
 /// Safe to use from many tasks at once. Needs a Tokio runtime to run its futures.
+///
+/// Safe across `fork`: a process forked from the one that used the client gets its own
+/// connection pool and an empty bank cache at its first call, and leaves the inherited ones
+/// alone (docs/adr/0013-process-model.md).
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    transport: Transport,
+    settings: Arc<TransportSettings>,
     base_url: Url,
     secret_key: SecretKey,
+    bank_cache_ttl: Duration,
+    process: PerProcess<ProcessState>,
+}
+
+/// What a client holds per process: the connection pool and the bank cache.
+struct ProcessState {
+    transport: Transport,
     bank_cache: BankCache,
+}
+
+impl ProcessState {
+    fn new(settings: &Arc<TransportSettings>, bank_cache_ttl: Duration) -> Result<Self> {
+        Ok(Self { transport: Transport::new(Arc::clone(settings))?, bank_cache: BankCache::new(bank_cache_ttl) })
+    }
 }
 
 impl Client {
     /// Creates a client; fails with `Configuration` on a bad setting.
     pub fn new(config: ClientConfig) -> Result<Self> {
         let base_url = config.validate()?;
-        let transport = Transport::new(&config, &base_url)?;
+        let settings = Arc::new(TransportSettings::new(&config, &base_url)?);
+        let bank_cache_ttl = Duration::from_secs(config.bank_cache_ttl_seconds);
+        let state = ProcessState::new(&settings, bank_cache_ttl)?;
         Ok(Self {
             inner: Arc::new(Inner {
-                transport,
+                settings,
                 base_url,
-                bank_cache: BankCache::new(Duration::from_secs(config.bank_cache_ttl_seconds)),
                 secret_key: config.secret_key,
+                bank_cache_ttl,
+                process: PerProcess::new(state),
             }),
         })
     }
@@ -60,7 +81,8 @@ impl Client {
     /// `None` sends no country, and the service answers for Ghana.
     pub async fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
         let url = self.list_url("mobile-money-providers", country)?;
-        self.scrubbed(self.get_decoded(url, decode::providers_response)).await
+        let state = self.state()?;
+        self.scrubbed(self.get_decoded(&state, url, decode::providers_response)).await
     }
 
     /// Lists the banks of a country (`GH`, `NG`, `KE`, `UG`, `TZ`; any case). `None` sends no
@@ -68,7 +90,8 @@ impl Client {
     pub async fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
-        self.scrubbed(self.inner.bank_cache.get_or_fetch(&cache_key, self.get_decoded(url, decode::banks_response)))
+        let state = self.state()?;
+        self.scrubbed(state.bank_cache.get_or_fetch(&cache_key, self.get_decoded(&state, url, decode::banks_response)))
             .await
     }
 
@@ -78,7 +101,8 @@ impl Client {
         validation::reference(reference)?;
         let url = self.endpoint(&["transaction", "verify", reference]);
         let decode = |status: u16, body: &[u8]| decode::transaction_response_for(reference, status, body);
-        self.scrubbed(self.get_decoded(url, decode)).await
+        let state = self.state()?;
+        self.scrubbed(self.get_decoded(&state, url, decode)).await
     }
 
     /// Starts a mobile money charge (`payment_type = mobile_money`). The customer then gets a
@@ -99,6 +123,7 @@ impl Client {
         let body = serde_json::to_vec(&body)
             .map_err(|e| SikaError::invalid_input("charge", format!("cannot be encoded: {e}")))?;
         let url = self.endpoint(&["charge"]);
+        let state = self.state()?;
         log::info!(
             target: "sika",
             "charge {}: {} {} to {} via {}",
@@ -109,7 +134,7 @@ impl Client {
             request.provider
         );
         self.scrubbed(async {
-            let posted = self.inner.transport.post_json(url, body).await;
+            let posted = state.transport.post_json(url, body).await;
             let outcome =
                 posted.map(|reply| with_retry_after(&reply, decode::charge_response(reply.status, &reply.body)));
             charge_outcome(&request.reference, outcome)
@@ -171,12 +196,32 @@ impl Client {
     pub async fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
-        self.scrubbed(self.inner.bank_cache.refresh(&cache_key, self.get_decoded(url, decode::banks_response))).await
+        let state = self.state()?;
+        self.scrubbed(state.bank_cache.refresh(&cache_key, self.get_decoded(&state, url, decode::banks_response))).await
+    }
+
+    /// Closes the connection pool and drops the bank cache, for this client and its clones.
+    /// Calls in flight finish; every later call fails with `Configuration` ("the client has
+    /// been shut down"). Idempotent; never blocks. Dropping the last clone does the same.
+    pub fn shutdown(&self) {
+        drop(self.inner.process.shut_down());
+    }
+
+    /// This process's connection pool and bank cache, built now in a process forked from the
+    /// one that built the last ones (process.rs); `Configuration` after `shutdown`.
+    fn state(&self) -> Result<Arc<ProcessState>> {
+        let inner = &self.inner;
+        inner.process.get(|| ProcessState::new(&inner.settings, inner.bank_cache_ttl))
     }
 
     /// A GET (with the transport's retries) decoded by `decode`.
-    async fn get_decoded<T>(&self, url: Url, decode: impl Fn(u16, &[u8]) -> Result<T>) -> Result<T> {
-        let reply = self.inner.transport.get(url).await?;
+    async fn get_decoded<T>(
+        &self,
+        state: &ProcessState,
+        url: Url,
+        decode: impl Fn(u16, &[u8]) -> Result<T>,
+    ) -> Result<T> {
+        let reply = state.transport.get(url).await?;
         with_retry_after(&reply, decode(reply.status, &reply.body))
     }
 

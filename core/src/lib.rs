@@ -45,6 +45,7 @@ mod error;
 #[cfg(feature = "uniffi")]
 pub mod ffi;
 mod models;
+mod process;
 mod safety;
 mod secret;
 mod status;

@@ -6,10 +6,10 @@ use rustls::RootCertStore;
 
 use crate::error::{Result, SikaError};
 
-/// Builds the TLS configuration. Roots are only loaded when the base URL is `https`, so a
-/// sandbox client on a machine without CA certificates still works, while a production
-/// client there fails at construction with a clear error instead of at the first payment.
-pub(crate) fn client_config(load_system_roots: bool) -> Result<rustls::ClientConfig> {
+/// The trusted roots. They are only loaded when the base URL is `https`, so a sandbox client
+/// on a machine without CA certificates still works, while a production client there fails at
+/// construction with a clear error instead of at the first payment.
+pub(crate) fn roots(load_system_roots: bool) -> Result<RootCertStore> {
     let mut roots = RootCertStore::empty();
     if load_system_roots {
         let found = rustls_native_certs::load_native_certs();
@@ -21,6 +21,12 @@ pub(crate) fn client_config(load_system_roots: bool) -> Result<rustls::ClientCon
             ));
         }
     }
+    Ok(roots)
+}
+
+/// A new TLS configuration trusting `roots`, with its own session cache: a configuration is
+/// never shared between connection pools (a forked process must not lock the cache's mutex).
+pub(crate) fn client_config(roots: RootCertStore) -> Result<rustls::ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

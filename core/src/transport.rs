@@ -2,10 +2,12 @@
 //! they are safe, a cap on response size, and errors that never carry the key.
 
 use std::error::Error as _;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use reqwest::{Method, StatusCode};
+use rustls::RootCertStore;
 use tokio::time::Instant;
 use url::Url;
 use zeroize::Zeroizing;
@@ -39,30 +41,24 @@ pub(crate) struct Reply {
     pub body: Vec<u8>,
 }
 
-pub(crate) struct Transport {
-    http: reqwest::Client,
+/// What a client's connection pools are built from, kept for the client's life: a process
+/// forked from the one that built a pool builds its own from these (process.rs).
+pub(crate) struct TransportSettings {
+    roots: RootCertStore,
+    https_only: bool,
+    connect_timeout: Duration,
+    user_agent: String,
     authorization: HeaderValue,
     timeout: Duration,
     max_retries: u32,
 }
 
-impl Transport {
+impl TransportSettings {
     pub(crate) fn new(config: &ClientConfig, base_url: &Url) -> Result<Self> {
-        let tls_config = tls::client_config(base_url.scheme() == "https")?;
         let user_agent = match &config.user_agent_suffix {
             Some(suffix) => format!("sika/{} {suffix}", env!("CARGO_PKG_VERSION")),
             None => format!("sika/{}", env!("CARGO_PKG_VERSION")),
         };
-        let http = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config)
-            .https_only(!is_loopback(base_url))
-            // A payment API has no reason to redirect; following one could send the key elsewhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
-            .user_agent(user_agent)
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))?;
         // The formatted header is wiped after the copy; the copy is marked sensitive so
         // hyper never logs it. (The header bytes inside reqwest are not zeroed on drop.)
         let bearer = Zeroizing::new(format!("Bearer {}", config.secret_key.expose()));
@@ -70,16 +66,42 @@ impl Transport {
             .map_err(|_| SikaError::configuration("secret_key cannot be sent as an HTTP header"))?;
         authorization.set_sensitive(true);
         Ok(Self {
-            http,
+            roots: tls::roots(base_url.scheme() == "https")?,
+            https_only: !is_loopback(base_url),
+            connect_timeout: Duration::from_millis(config.connect_timeout_ms),
+            user_agent,
             authorization,
             timeout: Duration::from_millis(config.timeout_ms),
             max_retries: config.max_retries,
         })
     }
+}
+
+/// One process's HTTP client: its connection pool and TLS session cache.
+pub(crate) struct Transport {
+    settings: Arc<TransportSettings>,
+    http: reqwest::Client,
+}
+
+impl Transport {
+    /// A new connection pool; nothing is connected until the first request.
+    pub(crate) fn new(settings: Arc<TransportSettings>) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls::client_config(settings.roots.clone())?)
+            .https_only(settings.https_only)
+            // A payment API has no reason to redirect; following one could send the key elsewhere.
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(settings.connect_timeout)
+            .user_agent(&settings.user_agent)
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))?;
+        Ok(Self { settings, http })
+    }
 
     /// A GET, retried on connection errors, 5xx and 429 within the call's deadline.
     pub(crate) async fn get(&self, url: Url) -> Result<Reply> {
-        let deadline = Instant::now() + self.timeout;
+        let deadline = Instant::now() + self.settings.timeout;
         let mut attempt = 0;
         loop {
             let outcome = self.attempt(Method::GET, url.clone(), None, deadline, &mut Sent::Maybe).await;
@@ -94,7 +116,7 @@ impl Transport {
                 _ => None,
             };
             match wait {
-                Some(wait) if attempt < self.max_retries && Instant::now() + wait < deadline => {
+                Some(wait) if attempt < self.settings.max_retries && Instant::now() + wait < deadline => {
                     log::warn!(target: "sika", "GET {} failed ({}); retry {} in {} ms", url.path(), outcome_text(&outcome), attempt + 1, wait.as_millis());
                     tokio::time::sleep(wait).await;
                     attempt += 1;
@@ -108,7 +130,7 @@ impl Transport {
     /// never be sent again. The error says whether the request certainly did not leave
     /// (`Sent::No`: the connection was never made) or may have reached the service.
     pub(crate) async fn post_json(&self, url: Url, body: Vec<u8>) -> std::result::Result<Reply, (SikaError, Sent)> {
-        let deadline = Instant::now() + self.timeout;
+        let deadline = Instant::now() + self.settings.timeout;
         let mut sent = Sent::Maybe;
         let outcome = self.attempt(Method::POST, url, Some(body), deadline, &mut sent).await;
         outcome.map_err(|error| (error, sent))
@@ -126,7 +148,7 @@ impl Transport {
         let mut request = self
             .http
             .request(method, url)
-            .header(AUTHORIZATION, self.authorization.clone())
+            .header(AUTHORIZATION, self.settings.authorization.clone())
             .header(ACCEPT, "application/json");
         if let Some(body) = body {
             request = request.header(CONTENT_TYPE, "application/json").body(body);

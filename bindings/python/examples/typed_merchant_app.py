@@ -285,8 +285,21 @@ def clients(secret_key: str, base_url: str) -> tuple[sika.Client, sika.BlockingC
     return sika.Client(config), sika.BlockingClient(config)
 
 
-async def main() -> int:
-    client, blocking = clients_from_env()
+def stop(client: sika.Client, blocking: sika.BlockingClient, reference: str) -> str:
+    """The end of a client's life (a worker stopping): its connections close, and a later call
+    is refused without being sent."""
+    client.close()  # the same as shutdown()
+    client.shutdown()  # again: nothing happens
+    blocking.shutdown()
+    blocking.close()
+    try:
+        blocking.verify_transaction(reference)
+    except sika.SikaError.Configuration as error:
+        return f"stopped: {error.reason}"
+    return "still running"
+
+
+async def merchant_day(client: sika.Client, blocking: sika.BlockingClient) -> None:
     order = f"ORDER-{time.time_ns() // 1_000_000}"
     print(await checkout(client, order, "024 412 0000", Decimal("25.50")))
     print(checkout_blocking(blocking, f"{order}-B", "024 412 0000", Decimal("10.00")))
@@ -299,6 +312,13 @@ async def main() -> int:
     print(await webhook(client, body, orders))
     print(webhook_blocking(blocking, body, orders[order]))
     print("\n".join(await banks(client, blocking, "NG")))
+
+
+async def main() -> int:
+    client, blocking = clients_from_env()
+    async with client:
+        with blocking:
+            await merchant_day(client, blocking)
     return 0
 
 

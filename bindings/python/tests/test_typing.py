@@ -393,6 +393,10 @@ async def test_b42_the_typed_app_runs_against_the_sandbox(sandbox, monkeypatch, 
         f"200 True True {len(bodies[3].decode())}",
     ]
 
+    assert app.stop(client, blocking, "PAID") == "stopped: the client has been shut down"
+    with pytest.raises(sika.SikaError.Configuration):
+        await client.verify_transaction("PAID")
+
     monkeypatch.setenv("SIKA_SECRET_KEY", KEY)
     monkeypatch.setenv("SIKA_BASE_URL", sandbox.url)
     assert await app.main() == 0

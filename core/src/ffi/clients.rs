@@ -1,21 +1,26 @@
 //! The two client objects as foreign code calls them: owned arguments in, the core's own
-//! records and errors out. Each method is one call of the core; nothing else.
+//! records and errors out. Each method is one call of the core; nothing else. The async
+//! client's calls run on the SDK's own runtime (`runtime.rs`), not UniFFI's.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use super::config::ClientConfig;
 use super::logging;
+use super::runtime;
 use super::wait::AwaitOptions;
 use crate::error::Result;
 use crate::{Bank, ChargeRequest, ChargeResponse, ExpectedPayment, MobileMoneyProvider, PaymentCheck, Transaction};
 use crate::{WebhookDecision, config};
 
 /// The async client: Python coroutines, Kotlin `suspend` functions, Swift `async` methods.
-/// Share one per process; it is safe to use from many tasks at once.
+/// Share one per process; it is safe to use from many tasks at once, and across `fork` (a
+/// forked process gets its own connections at its first call).
 #[derive(uniffi::Object)]
 pub struct Client(crate::Client);
 
-#[uniffi::export(async_runtime = "tokio")]
+// No `async_runtime`: each method spawns its call onto the SDK's runtime itself (runtime.rs).
+#[uniffi::export]
 impl Client {
     /// Creates a client; throws `Configuration` on a bad setting, `InvalidInput` on a negative one.
     #[uniffi::constructor]
@@ -34,46 +39,66 @@ impl Client {
     /// Lists the mobile money providers of a country (GH, KE, UG, TZ); none: the service's default, GH.
     #[uniffi::method(default(country = None))]
     pub async fn list_mobile_money_providers(&self, country: Option<String>) -> Result<Vec<MobileMoneyProvider>> {
-        self.0.list_mobile_money_providers(country.as_deref()).await
+        self.run(|client| async move { client.list_mobile_money_providers(country.as_deref()).await }).await
     }
 
     /// Lists the banks of a country (GH, NG, KE, UG, TZ); none: the service's default, NG. Cached.
     #[uniffi::method(default(country = None))]
     pub async fn list_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        self.0.list_banks(country.as_deref()).await
+        self.run(|client| async move { client.list_banks(country.as_deref()).await }).await
     }
 
     /// Verifies a transaction by your reference. Only status `Successful` means paid.
     pub async fn verify_transaction(&self, reference: String) -> Result<Transaction> {
-        self.0.verify_transaction(&reference).await
+        self.run(|client| async move { client.verify_transaction(&reference).await }).await
     }
 
     /// Starts a mobile money charge. Sent once, never retried; when its outcome is unknown,
     /// throws `ChargeOutcomeUnknown` naming the reference to verify.
     pub async fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
-        self.0.initiate_charge(&request).await
+        self.run(|client| async move { client.initiate_charge(&request).await }).await
     }
 
     /// Verifies `reference` and checks it against the order. Ship only on `Confirmed`.
     pub async fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
-        self.0.confirm_payment(&reference, &expected).await
+        self.run(|client| async move { client.confirm_payment(&reference, &expected).await }).await
     }
 
     /// Decides what to do with a webhook notification for the order `expected` describes.
     pub async fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
-        self.0.handle_webhook(&body, &expected).await
+        self.run(|client| async move { client.handle_webhook(&body, &expected).await }).await
     }
 
     /// Verifies while pending until the status is final; throws `Timeout` or `Cancelled`.
     #[uniffi::method(default(options = None))]
     pub async fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
-        self.0.await_final_status(&reference, &options.try_into()?).await
+        let options = options.try_into()?;
+        self.run(|client| async move { client.await_final_status(&reference, &options).await }).await
     }
 
     /// Fetches a country's bank list, bypassing the cache, and stores it.
     #[uniffi::method(default(country = None))]
     pub async fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        self.0.refresh_banks(country.as_deref()).await
+        self.run(|client| async move { client.refresh_banks(country.as_deref()).await }).await
+    }
+
+    /// Closes the client's connections and drops its bank cache. Calls in flight finish;
+    /// later calls throw `Configuration` ("the client has been shut down"). Calling it again
+    /// does nothing. (Not `close`: Kotlin objects already have a `close()` that frees them.)
+    pub fn shutdown(&self) {
+        self.0.shutdown();
+    }
+}
+
+impl Client {
+    /// Runs `call` with a clone of the core client on the SDK's runtime; the foreign side
+    /// cancelling the returned future aborts it.
+    async fn run<T, F>(&self, call: impl FnOnce(crate::Client) -> F) -> Result<T>
+    where
+        F: Future<Output = Result<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        runtime::run(call(self.0.clone())).await
     }
 }
 
@@ -140,5 +165,12 @@ impl BlockingClient {
     #[uniffi::method(default(country = None))]
     pub fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
         self.0.refresh_banks(country.as_deref())
+    }
+
+    /// Closes the client's connections, drops its bank cache and stops its runtime in the
+    /// background (never blocks). Calls in flight finish; later calls throw `Configuration`
+    /// ("the client has been shut down"). Calling it again does nothing.
+    pub fn shutdown(&self) {
+        self.0.shutdown();
     }
 }

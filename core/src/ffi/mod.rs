@@ -6,6 +6,8 @@
 //! - [`config`]: `ClientConfig` with optional, signed settings (Java has no unsigned integers);
 //! - [`wait`]: `AwaitOptions`, likewise;
 //! - [`clients`]: the two client objects, whose methods take owned arguments;
+//! - [`runtime`], [`wake_gate`]: the runtime the async client's calls run on, one per
+//!   process, and the gate its wakes of foreign futures pass (closed at a host's exit);
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
 //! - [`logging`]: the core's logs in the host's logging (a sink per host), or on standard error.
 
@@ -14,7 +16,9 @@ mod clients;
 mod config;
 mod custom_types;
 mod logging;
+mod runtime;
 mod wait;
+mod wake_gate;
 
 pub use clients::{BlockingClient, Client};
 pub use config::ClientConfig;

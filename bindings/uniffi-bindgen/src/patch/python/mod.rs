@@ -4,6 +4,7 @@
 
 mod docs;
 mod errors;
+mod lifecycle;
 pub mod match_args;
 mod objects;
 mod records;
@@ -18,6 +19,7 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let library = library.ok_or("--library is needed to read the interface's metadata")?;
     let interfaces = load_interfaces(library)?;
     let text = errors::patch(text)?;
+    let text = lifecycle::patch(text)?;
     let text = docs::patch(text, &interfaces)?;
     let text = records::patch(text, &interfaces)?;
     let text = objects::patch(text, &interfaces)?;
@@ -54,6 +56,7 @@ impl Added {
 /// (`__match_args__` of enum variants is declared from the interface, as `match_args` adds it.)
 pub fn added(namespace: &Namespace) -> Vec<Added> {
     let mut added = errors::added();
+    added.extend(lifecycle::added());
     added.extend(records::added(namespace));
     added
 }

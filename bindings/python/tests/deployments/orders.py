@@ -1,0 +1,93 @@
+"""The merchant's order book, shared by every worker process of a deployment: an SQLite file
+(each call opens its own connection, so nothing is carried across a fork).
+
+`fulfil_once` counts every call (one per delivery the handler fulfilled) and ships an order the
+first time only: deliveries repeat, and the workers that receive them race."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sqlite3
+from dataclasses import dataclass
+from decimal import Decimal
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS orders (
+    reference TEXT PRIMARY KEY,
+    amount TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    fulfil_calls INTEGER NOT NULL DEFAULT 0,
+    shipped_by_pid INTEGER
+)
+"""
+
+
+@dataclass(frozen=True)
+class Order:
+    reference: str
+    amount: Decimal
+    currency: str
+
+
+@dataclass(frozen=True)
+class Fulfilment:
+    fulfil_calls: int
+    shipped_by_pid: int | None
+
+
+class Orders:
+    def __init__(self, path: str) -> None:
+        self._path = path
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        # A generous busy timeout: several workers write at once.
+        connection = sqlite3.connect(self._path, timeout=10)
+        try:
+            with connection:  # commits, or rolls back on an exception
+                yield connection
+        finally:
+            connection.close()
+
+    def create_schema(self) -> None:
+        with self._transaction() as db:
+            db.execute(SCHEMA)
+
+    def add(self, reference: str, amount: str, currency: str = "GHS") -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO orders (reference, amount, currency) VALUES (?, ?, ?)", (reference, amount, currency)
+            )
+
+    def get(self, reference: str) -> Order | None:
+        with self._transaction() as db:
+            row = db.execute("SELECT amount, currency FROM orders WHERE reference = ?", (reference,)).fetchone()
+        return None if row is None else Order(reference, Decimal(row[0]), row[1])
+
+    def fulfil_once(self, reference: str) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE orders SET fulfil_calls = fulfil_calls + 1 WHERE reference = ?", (reference,))
+            db.execute(
+                "UPDATE orders SET shipped_by_pid = ? WHERE reference = ? AND shipped_by_pid IS NULL",
+                (os.getpid(), reference),
+            )
+
+    def fulfilments(self) -> dict[str, Fulfilment]:
+        with self._transaction() as db:
+            rows = db.execute("SELECT reference, fulfil_calls, shipped_by_pid FROM orders").fetchall()
+        return {reference: Fulfilment(calls, pid) for reference, calls, pid in rows}
+
+
+class AsyncOrders:
+    """The same book for async handlers: SQLite's blocking calls run off the event loop."""
+
+    def __init__(self, path: str) -> None:
+        self._orders = Orders(path)
+
+    async def get(self, reference: str) -> Order | None:
+        return await asyncio.to_thread(self._orders.get, reference)
+
+    async def fulfil_once(self, reference: str) -> None:
+        await asyncio.to_thread(self._orders.fulfil_once, reference)

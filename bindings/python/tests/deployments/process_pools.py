@@ -1,0 +1,22 @@
+"""The functions `multiprocessing.Pool` and `ProcessPoolExecutor` run in their forked
+workers. `client` is set by the parent, which uses it before the pool forks: the workers
+inherit it, as module-level clients are inherited."""
+
+import os
+
+import sika
+from deployments import shop
+
+client: sika.BlockingClient | None = None
+
+
+def verify(reference: str) -> tuple[int, sika.Transaction]:
+    return os.getpid(), client.verify_transaction(reference)
+
+
+def charge(reference: str, phone_number: str) -> tuple[int, sika.ChargeResponse]:
+    return os.getpid(), client.initiate_charge(shop.charge_request(reference, phone_number))
+
+
+def confirm(reference: str, amount: str, currency: str) -> tuple[int, sika.PaymentCheck]:
+    return os.getpid(), client.confirm_payment(reference, shop.expected_payment(amount, currency))

@@ -1,0 +1,177 @@
+//! The runtime the async `Client`'s calls run on when foreign code calls them.
+//!
+//! UniFFI's `async_runtime = "tokio"` would wrap each call in async-compat's `Compat`, which
+//! polls it on the foreign thread inside async-compat's one global runtime: a current-thread
+//! runtime held open by a background thread (`async-compat/tokio-1`) that drives every socket
+//! and timer. A forked child inherits that runtime without the thread (its timers never fire,
+//! its sockets never wake: calls hang) and with the epoll instance it shares with the parent.
+//! So each exported async method spawns its call here instead: onto a runtime this module
+//! owns, one per process (`crate::process`), built afresh in a forked child. The foreign side
+//! awaits the task's handle, and dropping that (a cancelled Python task, Kotlin job or Swift
+//! `Task`) aborts the call; the task wakes the host through a gate the host closes at exit
+//! (wake_gate.rs). See docs/adr/0013-process-model.md.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tokio::runtime::Runtime;
+use tokio::task::{JoinError, JoinHandle};
+
+use super::wake_gate::{GatedWaker, WakeGate};
+use crate::error::{Result, SikaError};
+use crate::process::PerProcess;
+
+/// Worker threads per process. A call's own work is small (a request, a decode), so two keep
+/// sockets served while one decodes a large bank list; more would only add threads to every
+/// process of a pre-fork server.
+const WORKERS: usize = 2;
+
+/// This process's runtime, built at the first call (in a forked child: at its first call).
+/// Never shut down: foreign code may call until the process exits.
+static RUNTIME: PerProcess<HostRuntime> = PerProcess::empty();
+
+/// A process's runtime, and the gate its calls wake the host through (wake_gate.rs).
+struct HostRuntime {
+    runtime: Runtime,
+    gate: Arc<WakeGate>,
+}
+
+/// Runs `call` on this process's runtime and waits for it. Dropping the returned future
+/// aborts the call: its request is dropped and its connection closed at once.
+pub(crate) async fn run<T, F>(call: F) -> Result<T>
+where
+    F: Future<Output = Result<T>> + Send + 'static,
+    T: Send + 'static,
+{
+    let host = RUNTIME.get(build)?;
+    let task = HostCall { task: host.runtime.spawn(call), gate: Arc::clone(&host.gate), waker: None };
+    drop(host);
+    match task.await {
+        Ok(result) => result,
+        // The call's panic, raised where UniFFI polls (it turns a panic into a foreign error).
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        // Only an abort or a runtime shut down cancels a task; neither happens while awaited.
+        Err(_cancelled) => Err(SikaError::Cancelled),
+    }
+}
+
+/// Called by the Python package at interpreter exit (an `atexit` handler, added by the
+/// lifecycle patch of `bindings/uniffi-bindgen`), before CPython finalizes: from then on no
+/// thread of this process's runtime wakes a foreign future (wake_gate.rs). Async calls still
+/// in flight then never complete. Not part of the UniFFI interface: no other host needs it.
+#[unsafe(no_mangle)]
+pub extern "C" fn sika_ffi_close_host_wakes() {
+    if let Some(host) = RUNTIME.current() {
+        host.gate.close();
+    }
+}
+
+fn build() -> Result<HostRuntime> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(WORKERS)
+        .thread_name("sika-runtime")
+        .enable_all()
+        .build()
+        .map_err(|e| SikaError::configuration(format!("cannot start the SDK's runtime: {e}")))?;
+    Ok(HostRuntime { runtime, gate: Arc::default() })
+}
+
+/// A call's task as the host awaits it: woken through the gate, aborted when dropped before
+/// it finished.
+struct HostCall<T> {
+    task: JoinHandle<T>,
+    gate: Arc<WakeGate>,
+    /// The gated form of the host's waker, rebuilt only when the host's waker changes.
+    waker: Option<GatedWaker>,
+}
+
+impl<T> Future for HostCall<T> {
+    type Output = std::result::Result<T, JoinError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let waker = match &this.waker {
+            Some(gated) if gated.wakes(cx.waker()) => gated,
+            _ => this.waker.insert(this.gate.waker(cx.waker())),
+        };
+        Pin::new(&mut this.task).poll(&mut Context::from_waker(waker.waker()))
+    }
+}
+
+impl<T> Drop for HostCall<T> {
+    fn drop(&mut self) {
+        // A no-op once the task has finished.
+        self.task.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    /// Polls `future` once with a no-op waker, the way a foreign executor starts a call.
+    fn poll_once<F: Future>(future: Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(std::task::Waker::noop()))
+    }
+
+    #[test]
+    fn a_call_runs_on_the_runtime_and_its_result_comes_back() {
+        let mut call = Box::pin(run(async { Ok(std::thread::current().name().map(str::to_owned)) }));
+        let started = Instant::now();
+        let thread = loop {
+            if let Poll::Ready(result) = poll_once(call.as_mut()) {
+                break result.expect("ran");
+            }
+            assert!(started.elapsed() < Duration::from_secs(5), "the call never finished");
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert_eq!(thread.as_deref(), Some("sika-runtime"));
+    }
+
+    #[test]
+    fn dropping_the_call_aborts_its_task() {
+        // The task's future owns `dropped`'s guard: it is dropped when the task is aborted.
+        struct SetOnDrop(Arc<AtomicBool>);
+        impl Drop for SetOnDrop {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let guard = SetOnDrop(Arc::clone(&dropped));
+        let mut call = Box::pin(run(async move {
+            let _guard = guard;
+            std::future::pending::<Result<()>>().await
+        }));
+        assert!(poll_once(call.as_mut()).is_pending());
+        drop(call);
+        let started = Instant::now();
+        while !dropped.load(Ordering::SeqCst) {
+            assert!(started.elapsed() < Duration::from_secs(5), "the task was not aborted");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn a_panicking_call_panics_where_it_is_awaited() {
+        let mut call = Box::pin(run(async { panic!("boom") as Result<()> }));
+        let started = Instant::now();
+        let outcome = loop {
+            let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(call.as_mut())));
+            match polled {
+                Ok(Poll::Pending) => {}
+                Ok(Poll::Ready(result)) => panic!("a panic became {result:?}"),
+                Err(panic) => break panic,
+            }
+            assert!(started.elapsed() < Duration::from_secs(5), "the call never finished");
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert_eq!(outcome.downcast_ref::<&str>(), Some(&"boom"));
+    }
+}
