@@ -11,9 +11,7 @@
 //! 2. every call site passes the `ffi_*_rust_future_cancel_*` matching its `free` function;
 //! 3. a cancelled call throws `CancellationError()` instead of crashing.
 
-use std::path::Path;
-
-use super::replace_exactly;
+use crate::patch::replace_exactly;
 
 const POLL_LOOP: &str = "    var pollResult: Int8;
     repeat {
@@ -29,7 +27,7 @@ const POLL_LOOP: &str = "    var pollResult: Int8;
     } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY
 ";
 
-pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
+pub fn patch(text: String) -> Result<String, String> {
     let text = replace_exactly(
         &text,
         "    freeFunc: (UInt64) -> (),\n    liftFunc: (F) throws -> T,",

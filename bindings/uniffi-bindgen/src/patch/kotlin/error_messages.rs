@@ -4,9 +4,7 @@
 //! reason=...`, and "" for variants without fields); only `toString()` uses the exported
 //! `Display`. Kotlin and Java code, and loggers, read `message`, so it returns `toString()`.
 
-use std::path::Path;
-
-pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
+pub fn patch(text: String) -> Result<String, String> {
     let getter = "        override val message\n            get() = \"";
     let variants = text.matches(getter).count();
     if variants == 0 {
