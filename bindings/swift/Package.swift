@@ -2,29 +2,21 @@
 // Swift 6 language mode (the default of tools version 6.0).
 import PackageDescription
 
-// libsika_ffi.so is built by cargo (`scripts/build-ffi swift DIR`), not by SwiftPM. The linker
-// needs its directory as an absolute path, and the rpath lets tests and executables load it
-// without LD_LIBRARY_PATH. Default: the repo's cargo release directory.
-let libraryDirectory = Context.environment["SIKA_FFI_LIB_DIR"]
-    ?? "\(Context.packageDirectory)/../../target/release"
-
+// libsika_ffi.so is built by cargo (`scripts/build-ffi swift DIR`), not by SwiftPM. SwiftPM finds
+// it through pkg-config (`sika_ffi.pc`, written next to the library by scripts/build-ffi, or
+// installed with it): no unsafe flags and no absolute path here, so the package can be a
+// versioned dependency (ADR 0020). Set PKG_CONFIG_PATH to the .pc file's directory.
 let package = Package(
     name: "Sika",
     products: [
         .library(name: "Sika", targets: ["Sika"]),
     ],
     targets: [
-        // The generated C header and module map of the Rust library (written by the scripts).
-        .systemLibrary(name: "SikaFFI", path: "Sources/SikaFFI"),
+        // The generated C header and module map of the Rust library (written by the scripts),
+        // linked with the flags of sika_ffi.pc.
+        .systemLibrary(name: "SikaFFI", path: "Sources/SikaFFI", pkgConfig: "sika_ffi"),
         // The generated Sika.swift plus hand-written idiom-only extensions.
-        .target(
-            name: "Sika",
-            dependencies: ["SikaFFI"],
-            linkerSettings: [
-                .linkedLibrary("sika_ffi"),
-                .unsafeFlags(["-L", libraryDirectory, "-Xlinker", "-rpath", "-Xlinker", libraryDirectory]),
-            ]
-        ),
+        .target(name: "Sika", dependencies: ["SikaFFI"]),
         .executableTarget(name: "MobileMoneyFlow", dependencies: ["Sika"], path: "Examples/MobileMoneyFlow"),
         .testTarget(name: "SikaTests", dependencies: ["Sika"]),
     ]

@@ -59,7 +59,9 @@ _swift_chroot_create() {
 
 # Builds libsika_ffi.so on the host, generates the bindings (fresh every time: stale ones load
 # silently) and puts them where bindings/swift/Package.swift expects them. Sets
-# SWIFT_PACKAGE_DIR and SIKA_FFI_LIB_DIR (the library's directory, for the linker and rpath).
+# SWIFT_PACKAGE_DIR, SIKA_FFI_LIB_DIR (the library's directory) and SWIFT_FFI_ENV: the
+# PKG_CONFIG_PATH through which SwiftPM finds sika_ffi.pc, and the LD_LIBRARY_PATH through which
+# the built programs load the library (ADR 0020), for swift_chroot_run.
 swift_package_prepare() {
   SWIFT_PACKAGE_DIR="$ROOT/bindings/swift"
   local generated="$SWIFT_PACKAGE_DIR/.generated" library
@@ -68,6 +70,8 @@ swift_package_prepare() {
   [[ "$library" == "$ROOT/"* ]] || die "the library ($library) must be inside the repo, which the chroot sees"
   # shellcheck disable=SC2034 # read by the calling script
   SIKA_FFI_LIB_DIR="$(dirname "$library")"
+  # shellcheck disable=SC2034 # read by the calling script
+  SWIFT_FFI_ENV=(PKG_CONFIG_PATH="$SIKA_FFI_LIB_DIR" LD_LIBRARY_PATH="$SIKA_FFI_LIB_DIR")
   mkdir -p "$SWIFT_PACKAGE_DIR/Sources/SikaFFI"
   _swift_install_if_changed "$generated/SikaFFI.h" "$SWIFT_PACKAGE_DIR/Sources/SikaFFI/SikaFFI.h"
   # SwiftPM reads a system library's module map only under this exact name.

@@ -25,7 +25,7 @@ func run() async throws {
     let phone = try normalizePhoneNumber(input: "024 412 0000", country: "GH")
     let reference = "ORDER-\(Int64(Date().timeIntervalSince1970 * 1000))"
     // What the order must be paid: the merchant's own record, never the service's answer.
-    let order = ExpectedPayment(amount: Decimal(string: "25.50")!, currency: "GHS")
+    let order = ExpectedPayment(amount: "25.50", currency: "GHS")
     let request = ChargeRequest(
         amount: order.amount,
         email: "ama@example.com",

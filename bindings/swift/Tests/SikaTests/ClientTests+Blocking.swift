@@ -16,7 +16,7 @@ extension ClientTests {
         XCTAssertEqual(response.httpStatus, 200)
         let transaction = try blocking.verifyTransaction(reference: "BLOCKING-1")
         XCTAssertEqual(transaction.txRef, "BLOCKING-1")
-        XCTAssertEqual(transaction.amount, decimal("25.50"))
+        XCTAssertEqual(transaction.amount, Amount("25.50"))
 
         let queries = try await sandbox.requests().map(\.query)
         XCTAssertEqual(queries, [nil, "country=KE", nil, "country=UG", nil, nil])

@@ -89,7 +89,7 @@ final class ClientTests: XCTestCase {
         try await sandbox.seedTransaction(object)
         let transaction = try await client.verifyTransaction(reference: "ORDER-EXACT")
         let expected = try SeededTransaction().expected
-        XCTAssertEqual(transaction.amount, decimal("100.10"))
+        XCTAssertEqual(transaction.amount, Amount("100.10"))
         XCTAssertEqual(epochMs(transaction.createdAt), expected.createdAtEpochMs)
         XCTAssertEqual(epochMs(transaction.updatedAt), expected.updatedAtEpochMs)
         XCTAssertEqual(transaction.gatewayRef, expected.gatewayRef, "read from the brand-prefixed xyz_ref")
@@ -124,7 +124,7 @@ final class ClientTests: XCTestCase {
         }
         let good = chargeRequest(reference: "ORDER-V", amount: "10.50")
         var badCharges: [(String, ChargeRequest)] = []
-        for amount in [Decimal(0), decimal("-1")!, decimal("1.001")!, Decimal.nan] {
+        for amount in [Amount(Decimal(0)), Amount("-1"), Amount("1.001"), Amount(Decimal.nan)] {
             var request = good
             request.amount = amount
             badCharges.append(("amount", request))
@@ -193,9 +193,8 @@ final class ClientTests: XCTestCase {
         let request = chargeRequest(reference: "ORDER-DUP", phone: "+233244123333", amount: "100.10")
         let first = try await client.initiateCharge(request: request)
         XCTAssertEqual(first.httpStatus, 200)
-        // Swift's Decimal drops trailing zeros (100.10 is sent as 100.1): equal as numbers.
         let charged = try await client.verifyTransaction(reference: "ORDER-DUP")
-        XCTAssertEqual(charged.amount, decimal("100.10"))
+        XCTAssertEqual(charged.amount, Amount("100.10"))
         XCTAssertEqual(charged.status, .pending)
         let duplicate = await sikaError { try await self.client.initiateCharge(request: request) }
         guard case .Api(let status, let message) = duplicate else {

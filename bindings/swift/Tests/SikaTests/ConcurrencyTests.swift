@@ -89,7 +89,7 @@ final class ConcurrencyTests: XCTestCase {
             switch operation {
             case "verify":
                 let transaction = try await client.verifyTransaction(reference: reference)
-                guard transaction.txRef == reference, transaction.amount == decimal("12.34"),
+                guard transaction.txRef == reference, transaction.amount == Amount("12.34"),
                       transaction.status == .successful else { return "verify: \(transaction.txRef) \(transaction.amount)" }
             case "providers":
                 let (country, count, currency) = caller % 2 == 0 ? ("GH", 3, "GHS") : ("ke", 2, "KES")
@@ -112,7 +112,7 @@ final class ConcurrencyTests: XCTestCase {
                 let response = try await client.initiateCharge(
                     request: chargeRequest(reference: charged, phone: "+233244120000", amount: "7.50"))
                 guard response.httpStatus == 200, response.status == true else { return "charge: \(response.httpStatus)" }
-                let expected = ExpectedPayment(amount: decimal("7.5")!, currency: "GHS")
+                let expected = ExpectedPayment(amount: Amount("7.5"), currency: "GHS")
                 var check = try await client.confirmPayment(reference: charged, expected: expected)
                 let deadline = ContinuousClock.now + .seconds(10)
                 while check.kind == "notYet", ContinuousClock.now < deadline {
@@ -124,9 +124,9 @@ final class ConcurrencyTests: XCTestCase {
                 }
             case "confirm":
                 let paid = try await client.confirmPayment(
-                    reference: reference, expected: ExpectedPayment(amount: decimal("12.34")!, currency: "ghs"))
+                    reference: reference, expected: ExpectedPayment(amount: Amount("12.34"), currency: "ghs"))
                 let short = try await client.confirmPayment(
-                    reference: reference, expected: ExpectedPayment(amount: decimal("12.35")!, currency: "GHS"))
+                    reference: reference, expected: ExpectedPayment(amount: Amount("12.35"), currency: "GHS"))
                 if let problem = confirmProblem(paid: paid, short: short, reference: reference) { return problem }
             default:
                 return "unknown operation \(operation)"
@@ -148,7 +148,7 @@ final class ConcurrencyTests: XCTestCase {
             switch operation {
             case "verify":
                 let transaction = try client.verifyTransaction(reference: reference)
-                guard transaction.txRef == reference, transaction.amount == decimal("12.34"),
+                guard transaction.txRef == reference, transaction.amount == Amount("12.34"),
                       transaction.status == .successful else { return "verify: \(transaction.txRef) \(transaction.amount)" }
             case "providers":
                 let (country, count, currency) = caller % 2 == 0 ? ("GH", 3, "GHS") : ("ke", 2, "KES")
@@ -171,7 +171,7 @@ final class ConcurrencyTests: XCTestCase {
                 let response = try client.initiateCharge(
                     request: chargeRequest(reference: charged, phone: "+233244120000", amount: "7.50"))
                 guard response.httpStatus == 200, response.status == true else { return "charge: \(response.httpStatus)" }
-                let expected = ExpectedPayment(amount: decimal("7.5")!, currency: "GHS")
+                let expected = ExpectedPayment(amount: Amount("7.5"), currency: "GHS")
                 var check = try client.confirmPayment(reference: charged, expected: expected)
                 let deadline = ContinuousClock.now + .seconds(10)
                 while check.kind == "notYet", ContinuousClock.now < deadline {
@@ -183,9 +183,9 @@ final class ConcurrencyTests: XCTestCase {
                 }
             case "confirm":
                 let paid = try client.confirmPayment(
-                    reference: reference, expected: ExpectedPayment(amount: decimal("12.34")!, currency: "ghs"))
+                    reference: reference, expected: ExpectedPayment(amount: Amount("12.34"), currency: "ghs"))
                 let short = try client.confirmPayment(
-                    reference: reference, expected: ExpectedPayment(amount: decimal("12.35")!, currency: "GHS"))
+                    reference: reference, expected: ExpectedPayment(amount: Amount("12.35"), currency: "GHS"))
                 if let problem = confirmProblem(paid: paid, short: short, reference: reference) { return problem }
             default:
                 return "unknown operation \(operation)"

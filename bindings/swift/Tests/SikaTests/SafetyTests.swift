@@ -11,7 +11,7 @@ final class SafetyTests: XCTestCase {
     var client: Client!
 
     /// The order of the webhook tests: 25.00 GHS.
-    let order = ExpectedPayment(amount: decimal("25.00")!, currency: "GHS")
+    let order = ExpectedPayment(amount: Amount("25.00"), currency: "GHS")
 
     override func setUpWithError() throws {
         sandbox = try Sandbox()
@@ -33,7 +33,7 @@ final class SafetyTests: XCTestCase {
             let check = try await client.confirmPayment(reference: "PAID", expected: expect("100.1", currency))
             XCTAssertEqual(check.kind, "confirmed", currency)
             XCTAssertEqual(check.transaction.txRef, "PAID")
-            XCTAssertEqual(check.transaction.amount, decimal("100.10"))
+            XCTAssertEqual(check.transaction.amount, Amount("100.10"))
             XCTAssertEqual(check.transaction.status, .successful)
         }
 
@@ -68,9 +68,9 @@ final class SafetyTests: XCTestCase {
     }
 
     func testB21ABadExpectationIsInvalidInputAndSendsNothing() async throws {
-        let cases: [(Decimal, String, String)] = [
-            (Decimal(0), "GHS", "amount"), (decimal("-5")!, "GHS", "amount"), (Decimal.nan, "GHS", "amount"),
-            (decimal("5")!, "CEDI", "currency"), (decimal("5")!, "", "currency"), (decimal("5")!, "G1S", "currency"),
+        let cases: [(Amount, String, String)] = [
+            (Amount(Decimal(0)), "GHS", "amount"), (Amount("-5"), "GHS", "amount"), (Amount(Decimal.nan), "GHS", "amount"),
+            (Amount("5"), "CEDI", "currency"), (Amount("5"), "", "currency"), (Amount("5"), "G1S", "currency"),
         ]
         for (amount, currency, field) in cases {
             let expected = ExpectedPayment(amount: amount, currency: currency)
@@ -108,7 +108,7 @@ final class SafetyTests: XCTestCase {
         let paid = try await client.handleWebhook(body: notification("HOOK-PAID"), expected: order)
         guard case .fulfil(let transaction) = paid else { return XCTFail("expected fulfil, got \(paid)") }
         XCTAssertEqual(transaction.txRef, "HOOK-PAID")
-        XCTAssertEqual(transaction.amount, decimal("25"))
+        XCTAssertEqual(transaction.amount, Amount("25"))
         XCTAssertTrue(paid.acknowledge())
         XCTAssertEqual(paid.httpStatus(), 200)
 
@@ -408,7 +408,7 @@ final class SafetyTests: XCTestCase {
     }
 
     private func expect(_ amount: String, _ currency: String) -> ExpectedPayment {
-        ExpectedPayment(amount: decimal(amount)!, currency: currency)
+        ExpectedPayment(amount: Amount(amount), currency: currency)
     }
 
     private func notification(_ reference: String) -> Data {

@@ -25,24 +25,6 @@ struct Expectation: Decodable {
     let error: ExpectedError?
 }
 
-/// An amount written as exact decimal text; equal by decimal value (Swift's Decimal does not
-/// keep trailing zeros, so `100.10` and `100.1` are the same number).
-struct ExactAmount: Decodable, Equatable, CustomStringConvertible {
-    let value: Decimal
-
-    init(_ value: Decimal) { self.value = value }
-
-    init(from decoder: Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let value = decimal(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
-        }
-        self.value = value
-    }
-
-    var description: String { "\(value)" }
-}
-
 struct ExpectedProvider: Decodable, Equatable {
     let id: Int64
     let name, code: String
@@ -89,7 +71,7 @@ struct ExpectedCustomField: Decodable, Equatable {
 struct ExpectedTransaction: Decodable, Equatable {
     let id: Int64
     let domain: String
-    let amount: ExactAmount
+    let amount: Amount
     let currency: String
     let dueDate: String?
     let hasInvoice: Bool
@@ -102,7 +84,7 @@ struct ExpectedTransaction: Decodable, Equatable {
     let isFinal: Bool
 
     init(_ t: Transaction) {
-        (id, domain, amount, currency) = (t.id, t.domain, ExactAmount(t.amount), t.currency)
+        (id, domain, amount, currency) = (t.id, t.domain, t.amount, t.currency)
         (dueDate, hasInvoice, invoiceNumber, description) = (t.dueDate, t.hasInvoice, t.invoiceNumber, t.descriptionText)
         (txRef, gatewayRef, status, paymentType) = (t.txRef, t.gatewayRef, kindText(t.status), kindText(t.paymentType))
         (createdAtMs, updatedAtMs) = (epochMs(t.createdAt), epochMs(t.updatedAt))

@@ -15,15 +15,11 @@ let fixturesDirectory: URL = {
         .deletingLastPathComponent().appendingPathComponent("../../../../../tests/fixtures").standardized
 }()
 
-/// An exact decimal from its text (never through a binary float).
-func decimal(_ text: String) -> Decimal? {
-    Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
-}
 
 /// A valid GHS mobile money charge; tests change one field at a time.
 func chargeRequest(reference: String, phone: String = "+233244125678", amount: String = "20") -> ChargeRequest {
     ChargeRequest(
-        amount: decimal(amount)!, email: "ama@example.com", phoneNumber: phone, reference: reference,
+        amount: Amount(amount), email: "ama@example.com", phoneNumber: phone, reference: reference,
         currency: "GHS", provider: "MTN", callbackUrl: "https://shop.example.com/return")
 }
 
