@@ -89,7 +89,7 @@ final class ClientTests: XCTestCase {
         try await sandbox.seedTransaction(object)
         let transaction = try await client.verifyTransaction(reference: "ORDER-EXACT")
         let expected = try SeededTransaction().expected
-        XCTAssertEqual(transaction.amount, Amount("100.10"))
+        XCTAssertEqual(transaction.amount.text, "100.10", "the scale is kept")
         XCTAssertEqual(epochMs(transaction.createdAt), expected.createdAtEpochMs)
         XCTAssertEqual(epochMs(transaction.updatedAt), expected.updatedAtEpochMs)
         XCTAssertEqual(transaction.gatewayRef, expected.gatewayRef, "read from the brand-prefixed xyz_ref")

@@ -30,15 +30,14 @@ final class StatusTests: XCTestCase {
         let body = try Data(contentsOf: fixturesDirectory.appendingPathComponent("responses/verify_successful.json"))
         let transaction = try decodeTransactionResponse(httpStatus: 200, body: body)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(transaction.toJson().utf8)) as? [String: Any])
-        // An exact decimal string; Foundation's Decimal keeps the value, not the scale (100.1).
-        let amount = try XCTUnwrap(json["amount"] as? String)
-        XCTAssertEqual(Decimal(string: amount, locale: Locale(identifier: "en_US_POSIX")), Decimal(string: "100.10"))
+        // An exact decimal string with its scale: Amount keeps the core's text (ADR 0019).
+        XCTAssertEqual(json["amount"] as? String, "100.10")
         XCTAssertEqual(json["status"] as? String, "successful")
         XCTAssertEqual(json["created_at"] as? String, "2024-05-01T12:00:00.000Z")
         XCTAssertEqual(transactionStatusFromText(text: "successful"), .successful)
         let printed = "\(transaction) \(String(reflecting: transaction))"
         let customer = try XCTUnwrap(transaction.customer)
-        XCTAssertTrue(printed.hasPrefix("transaction ORDER-1001: successful, 100.1 GHS"), printed)
+        XCTAssertTrue(printed.hasPrefix("transaction ORDER-1001: successful, 100.10 GHS"), printed)
         XCTAssertFalse(printed.contains(customer.phoneNumber) || printed.contains(customer.email), printed)
     }
 

@@ -15,7 +15,6 @@ let fixturesDirectory: URL = {
         .deletingLastPathComponent().appendingPathComponent("../../../../../tests/fixtures").standardized
 }()
 
-
 /// A valid GHS mobile money charge; tests change one field at a time.
 func chargeRequest(reference: String, phone: String = "+233244125678", amount: String = "20") -> ChargeRequest {
     ChargeRequest(
