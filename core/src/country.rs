@@ -1,12 +1,12 @@
 //! The spec's country table: which country offers what, in which currency.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::models::BankAccountType;
 use crate::models::json::{service_text, to_json_methods};
 
 /// A country the service works in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct CountryInfo {
     /// ISO 3166-1 alpha-2 code (`GH`).

@@ -60,6 +60,11 @@ pub use client::Client;
 pub use config::ClientConfig;
 pub use country::{CountryInfo, countries};
 pub use error::{Result, SikaError};
+pub use models::json::{
+    bank_from_json, charge_request_from_json, charge_response_from_json, country_info_from_json,
+    custom_field_from_json, customer_from_json, expected_payment_from_json, mobile_money_provider_from_json,
+    transaction_from_json, webhook_event_from_json,
+};
 pub use models::{
     Bank, BankAccountType, ChargeRequest, ChargeResponse, CustomField, Customer, MobileMoneyProvider, Transaction,
 };

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::json::{amount_text, to_json_methods};
 use crate::amount::Amount;
@@ -8,7 +8,7 @@ use crate::validation::{mask_email, mask_phone};
 
 /// A mobile money charge: asks the customer to confirm a payment on their phone. Prints with
 /// the phone number and e-mail masked.
-#[derive(Clone, PartialEq, Eq, Serialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct ChargeRequest {
     /// Amount to charge; more than zero, at most two decimal places.
@@ -75,7 +75,7 @@ pub(crate) struct ChargeBody<'a> {
 
 /// The service's answer to a charge. The spec does not describe its fields, so the body is
 /// kept as sent, with the envelope fields picked out when they are there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ChargeResponse {
     /// The HTTP status of the response.

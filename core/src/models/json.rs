@@ -5,13 +5,25 @@
 //! texts: a status as `successful`, an amount as an exact decimal string that keeps its scale
 //! (`"100.10"`: a JSON number would be read back as a binary float by most parsers), and
 //! timestamps as ISO 8601 in UTC with milliseconds, as the service writes them.
+//!
+//! The same text reads back (`transaction_from_json()` and the other `*_from_json()`): the
+//! records derive `Deserialize` for their `to_json()` form, with the readers below next to the
+//! writers, so `from_json(to_json(x)) == x` for every record (ADR 0017).
 
+use std::borrow::Cow;
 use std::fmt::Display;
 
 use chrono::SecondsFormat;
-use serde::Serializer;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serializer};
 
 use crate::amount::Amount;
+use crate::country::CountryInfo;
+use crate::error::SikaError;
+use crate::models::{Bank, ChargeRequest, ChargeResponse, CustomField, Customer, MobileMoneyProvider, Transaction};
+use crate::safety::confirm::ExpectedPayment;
+use crate::safety::webhook::WebhookEvent;
+use crate::status::{PaymentType, TransactionStatus};
 use crate::timestamp::Timestamp;
 
 /// An amount as its exact decimal text (`"100.10"`).
@@ -19,14 +31,28 @@ pub(crate) fn amount_text<S: Serializer>(amount: &Amount, serializer: S) -> Resu
     serializer.collect_str(amount)
 }
 
-/// A timestamp as ISO 8601 in UTC with milliseconds (`2024-05-01T12:00:00.123Z`).
+/// A timestamp as ISO 8601 in UTC with milliseconds (`2024-05-01T12:00:00.123Z`); a time
+/// finer than a millisecond gets the digits it needs, so reading the text back gives it exactly.
 pub(crate) fn timestamp_text<S: Serializer>(time: &Timestamp, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&time.to_rfc3339_opts(SecondsFormat::Millis, true))
+    let digits =
+        if time.timestamp_subsec_nanos() % 1_000_000 == 0 { SecondsFormat::Millis } else { SecondsFormat::AutoSi };
+    serializer.serialize_str(&time.to_rfc3339_opts(digits, true))
 }
 
 /// A value as its `Display` text: the service's text of a status, payment type or bank scheme.
 pub(crate) fn service_text<S: Serializer, T: Display>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(value)
+}
+
+/// A status read back from the service's text, through the decoder's own parser (so `success`
+/// stays `Unknown`).
+pub(crate) fn status_from_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<TransactionStatus, D::Error> {
+    Cow::<str>::deserialize(deserializer).map(|text| TransactionStatus::from_wire(&text))
+}
+
+/// A payment type read back from the service's text, through the decoder's own parser.
+pub(crate) fn payment_type_from_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PaymentType, D::Error> {
+    Cow::<str>::deserialize(deserializer).map(|text| PaymentType::from_wire(&text))
 }
 
 /// The JSON text of a record. Every record holds only text, numbers, booleans and records of
@@ -51,3 +77,35 @@ macro_rules! to_json_methods {
 }
 
 pub(crate) use to_json_methods;
+
+/// A record read back from its `to_json()` text. Any other text is bad input, named `json`.
+pub(crate) fn from_text<T: DeserializeOwned>(json: &str, record: &str) -> Result<T, SikaError> {
+    serde_json::from_str(json)
+        .map_err(|error| SikaError::invalid_input("json", format!("not the JSON text of a {record}: {error}")))
+}
+
+/// Exports `<record>_from_json(json)`, the reader of each record's `to_json()` text.
+macro_rules! from_json_functions {
+    ($($function:ident => $record:ident),* $(,)?) => {$(
+        /// Reads the record back from its `to_json()` text (for a cache or a queue): the same
+        /// record, statuses through the decoder's parsers, the amount with its scale. Any other
+        /// text is `InvalidInput` for the field `json`.
+        #[cfg_attr(feature = "uniffi", uniffi::export)]
+        pub fn $function(json: String) -> Result<$record, SikaError> {
+            from_text(&json, stringify!($record))
+        }
+    )*};
+}
+
+from_json_functions! {
+    transaction_from_json => Transaction,
+    customer_from_json => Customer,
+    custom_field_from_json => CustomField,
+    bank_from_json => Bank,
+    mobile_money_provider_from_json => MobileMoneyProvider,
+    charge_request_from_json => ChargeRequest,
+    charge_response_from_json => ChargeResponse,
+    country_info_from_json => CountryInfo,
+    webhook_event_from_json => WebhookEvent,
+    expected_payment_from_json => ExpectedPayment,
+}

@@ -4,7 +4,9 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::json::{amount_text, service_text, timestamp_text, to_json_methods};
+use super::json::{
+    amount_text, payment_type_from_text, service_text, status_from_text, timestamp_text, to_json_methods,
+};
 use crate::amount::Amount;
 use crate::status::{PaymentType, TransactionStatus};
 use crate::timestamp::{self, Timestamp};
@@ -17,7 +19,9 @@ use crate::validation::{mask_email, mask_phone};
 // hostile body must not get to choose which of two `status` values we read).
 // `Debug` and `Display` are written by hand: they mask the customer's contact details and leave
 // out `raw_json` (which holds them unmasked), so printing a transaction is safe in logs.
-#[derive(Clone, PartialEq, Eq, Serialize)]
+// `Serialize` and `Deserialize` are the record's own JSON (`to_json()`, `transaction_from_json()`),
+// not the service's body.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct Transaction {
     /// Transaction identifier.
@@ -42,16 +46,16 @@ pub struct Transaction {
     /// The gateway's own reference (the one `<letters>_ref` field other than `tx_ref`).
     pub gateway_ref: String,
     /// The status. Only `Successful` means paid.
-    #[serde(serialize_with = "service_text")]
+    #[serde(serialize_with = "service_text", deserialize_with = "status_from_text")]
     pub status: TransactionStatus,
     /// The payment method.
-    #[serde(serialize_with = "service_text")]
+    #[serde(serialize_with = "service_text", deserialize_with = "payment_type_from_text")]
     pub payment_type: PaymentType,
     /// When the transaction was created.
-    #[serde(serialize_with = "timestamp_text")]
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub created_at: Timestamp,
     /// When the transaction last changed.
-    #[serde(serialize_with = "timestamp_text")]
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub updated_at: Timestamp,
     /// The paying customer; `None` when the service sent null or nothing.
     pub customer: Option<Customer>,

@@ -1,6 +1,6 @@
 //! The one decision a merchant must get right: is this order paid, in full, in its currency?
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::amount::Amount;
 use crate::error::{Result, SikaError};
@@ -9,7 +9,7 @@ use crate::models::json::{amount_text, to_json_methods};
 use crate::status::{MerchantAction, TransactionStatus};
 
 /// What the merchant's order says the payment must be.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ExpectedPayment {
     /// The order's amount; compared as a decimal (`100.1 == 100.10`).

@@ -21,7 +21,7 @@ pub const CHARGE_SUCCESS: &str = "charge.success";
 
 /// A parsed notification. Unverified: its content proves nothing about payment. Prints without
 /// the body (which may hold the customer's details).
-#[derive(Clone, PartialEq, Eq, Serialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct WebhookEvent {
     /// The event name (`charge.success`).
