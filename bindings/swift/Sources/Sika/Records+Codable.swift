@@ -1,7 +1,8 @@
 // Idiom only: records and their enums as Swift's Codable, in the core's JSON shape (ADR 0019).
-// Every record is encoded from the core's own `toJson()`, so Swift writes what Python and
-// Kotlin write: the service's field names, statuses as the service's text, amounts as exact
-// decimal strings ("100.10"), timestamps as ISO 8601 UTC with milliseconds.
+// Every record is encoded from the core's own `toJson()` and decoded by the core's own
+// `*FromJson` reader, so Swift writes and reads what Python and Kotlin do: the service's field
+// names, statuses as the service's text, amounts as exact decimal strings ("100.10"),
+// timestamps as ISO 8601 UTC with milliseconds.
 import Foundation
 
 /// A record the core writes as JSON (`toJson()`): `Encodable` through that text.
@@ -19,16 +20,72 @@ extension CoreJSONEncodable {
     }
 }
 
-extension Bank: CoreJSONEncodable {}
-extension ChargeRequest: CoreJSONEncodable {}
-extension ChargeResponse: CoreJSONEncodable {}
-extension CountryInfo: CoreJSONEncodable {}
-extension CustomField: CoreJSONEncodable {}
-extension Customer: CoreJSONEncodable {}
-extension ExpectedPayment: CoreJSONEncodable {}
-extension MobileMoneyProvider: CoreJSONEncodable {}
-extension Transaction: CoreJSONEncodable {}
-extension WebhookEvent: CoreJSONEncodable {}
+/// A record the core also reads back from that JSON (`*FromJson`): `Codable` both ways, and
+/// `decode(encode(record)) == record`.
+public protocol CoreJSONCodable: CoreJSONEncodable, Decodable {
+    /// The core's reader of the record's `toJson()` text; other text throws `InvalidInput`.
+    static func fromJson(_ json: String) throws -> Self
+}
+
+extension CoreJSONCodable {
+    /// Reads the value at the decoder's position back into JSON text and hands it to the core's
+    /// reader. Text that is not the record's JSON is a `DecodingError.dataCorrupted` whose
+    /// underlying error is the core's `SikaError.InvalidInput` (field `json`).
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let json = String(decoding: try encoder.encode(value), as: UTF8.self)
+        do {
+            self = try Self.fromJson(json)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
+        }
+    }
+}
+
+extension Bank: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> Bank { try bankFromJson(json: json) }
+}
+
+extension ChargeRequest: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> ChargeRequest { try chargeRequestFromJson(json: json) }
+}
+
+extension ChargeResponse: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> ChargeResponse { try chargeResponseFromJson(json: json) }
+}
+
+extension CountryInfo: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> CountryInfo { try countryInfoFromJson(json: json) }
+}
+
+extension CustomField: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> CustomField { try customFieldFromJson(json: json) }
+}
+
+extension Customer: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> Customer { try customerFromJson(json: json) }
+}
+
+extension ExpectedPayment: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> ExpectedPayment { try expectedPaymentFromJson(json: json) }
+}
+
+extension MobileMoneyProvider: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> MobileMoneyProvider {
+        try mobileMoneyProviderFromJson(json: json)
+    }
+}
+
+extension Transaction: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> Transaction { try transactionFromJson(json: json) }
+}
+
+extension WebhookEvent: CoreJSONCodable {
+    public static func fromJson(_ json: String) throws -> WebhookEvent { try webhookEventFromJson(json: json) }
+}
 
 /// An enum the service writes as text: encoded as the core's text of it (its `description`),
 /// decoded by the core's own parser of that text (an unknown text is kept as `.other`/`.unknown`).

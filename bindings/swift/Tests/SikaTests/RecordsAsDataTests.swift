@@ -2,8 +2,8 @@ import Foundation
 import Sika
 import XCTest
 
-/// B40 in Swift: records and their enums are Codable in the core's JSON shape (ADR 0019), and
-/// amounts keep their scale.
+/// B40 in Swift: records and their enums are Codable in the core's JSON shape, through the
+/// core's writer and readers (ADR 0019), and amounts keep their scale.
 final class RecordsAsDataTests: XCTestCase {
     /// The successful verification of tests/fixtures: amount 100.10, with a customer and a field.
     private func verifiedTransaction() throws -> Transaction {
@@ -62,9 +62,10 @@ final class RecordsAsDataTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode([BankAccountType].self, from: JSONEncoder().encode(accounts)), accounts)
     }
 
-    /// A merchant's own Codable type (a Vapor `Content`, a cache entry) holds a transaction.
-    func testB40AMerchantsEncodableTypeHoldsATransaction() throws {
-        struct Order: Encodable {
+    /// A merchant's own Codable type (a Vapor `Content`, a cache entry) holds a transaction,
+    /// and reads it back equal, amount scale included.
+    func testB40AMerchantsCodableTypeHoldsATransactionAndReadsItBack() throws {
+        struct Order: Codable, Equatable {
             let id: String
             let status: TransactionStatus
             let payment: Transaction
@@ -75,6 +76,25 @@ final class RecordsAsDataTests: XCTestCase {
         XCTAssertEqual(order["status"] as? String, "successful")
         let payment = try XCTUnwrap(order["payment"] as? [String: Any])
         XCTAssertEqual(payment as NSDictionary, try jsonObject(Data(transaction.toJson().utf8)) as NSDictionary)
+        let original = Order(id: "1001", status: transaction.status, payment: transaction)
+        let back = try JSONDecoder().decode(Order.self, from: JSONEncoder().encode(original))
+        XCTAssertEqual(back, original)
+        XCTAssertEqual(back.payment.amount.text, "100.10")
+        XCTAssertEqual(back.payment.createdAt, transaction.createdAt)
+        XCTAssertEqual(back.payment.rawJson, transaction.rawJson)
+    }
+
+    /// Text that is not a record's JSON is a DecodingError carrying the core's InvalidInput.
+    func testB40DecodingSomethingElseIsADecodingErrorFromTheCore() throws {
+        for text in [#"{"id":"seven"}"#, #"[1,2]"#, #""successful""#] {
+            XCTAssertThrowsError(try JSONDecoder().decode(Transaction.self, from: Data(text.utf8)), text) { error in
+                guard case DecodingError.dataCorrupted(let context) = error,
+                      case SikaError.InvalidInput(let field, _)? = context.underlyingError as? SikaError else {
+                    return XCTFail("\(text): \(error)")
+                }
+                XCTAssertEqual(field, "json", text)
+            }
+        }
     }
 
     /// Every record and enum the core exports is Encodable in the core's shape, except those
@@ -86,7 +106,7 @@ final class RecordsAsDataTests: XCTestCase {
         let providers = try decodeProvidersResponse(httpStatus: 200, body: fixtureData("responses/providers_gh.json"))
         let charge = try decodeChargeResponse(httpStatus: 200, body: fixtureData("responses/charge_accepted.json"))
         let event = try parseWebhookEvent(body: Data(#"{"event":"charge.success","data":{"reference":"R-1"}}"#.utf8))
-        let records: [any CoreJSONEncodable] = [
+        let records: [any CoreJSONCodable & Equatable] = [
             try XCTUnwrap(banks.first), chargeRequest(reference: "ORDER-1"), charge, try XCTUnwrap(countries().first),
             try XCTUnwrap(transaction.customFields.first), try XCTUnwrap(transaction.customer),
             ExpectedPayment(amount: "10.50", currency: "GHS"), try XCTUnwrap(providers.first), transaction, event,
@@ -94,6 +114,7 @@ final class RecordsAsDataTests: XCTestCase {
         for record in records {
             let encoded = try jsonObject(JSONEncoder().encode(record))
             XCTAssertEqual(encoded as NSDictionary, try jsonObject(Data(record.toJson().utf8)) as NSDictionary, "\(type(of: record))")
+            XCTAssertTrue(try readsBackEqual(record), "\(type(of: record))")
         }
         let texts: [any ServiceTextCodable] = [TransactionStatus.successful, PaymentType.mobileMoney, BankAccountType.nuban]
         let encodable = Set((records.map { type(of: $0) as Any.Type } + texts.map { type(of: $0) as Any.Type })
@@ -124,6 +145,10 @@ final class RecordsAsDataTests: XCTestCase {
             }
         }
         return names
+    }
+
+    private func readsBackEqual<Record: CoreJSONCodable & Equatable>(_ record: Record) throws -> Bool {
+        try JSONDecoder().decode(Record.self, from: JSONEncoder().encode(record)) == record
     }
 
     private func fixtureData(_ name: String) throws -> Data {

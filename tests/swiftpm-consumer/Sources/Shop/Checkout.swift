@@ -8,6 +8,7 @@ public struct PaidOrder: Codable, Sendable {
     public let reference: String
     public let amount: Amount
     public let status: TransactionStatus
+    public let transaction: Transaction
 }
 
 public struct Checkout: Sendable {
@@ -31,6 +32,6 @@ public struct Checkout: Sendable {
         _ = try await client.awaitFinalStatus(reference: reference, options: options)
         guard case .confirmed(let transaction) = try await client.confirmPayment(reference: reference, expected: order)
         else { return nil }
-        return PaidOrder(reference: transaction.txRef, amount: amount, status: transaction.status)
+        return PaidOrder(reference: transaction.txRef, amount: amount, status: transaction.status, transaction: transaction)
     }
 }

@@ -21,6 +21,7 @@ final class CheckoutTests: XCTestCase {
         let decoded = try JSONDecoder().decode(PaidOrder.self, from: stored)
         XCTAssertEqual(decoded.amount.text, "25.50")
         XCTAssertEqual(decoded.status, .successful)
+        XCTAssertEqual(decoded.transaction, order.transaction)
     }
 
     func testB45AFailedPaymentIsNotConfirmed() async throws {
