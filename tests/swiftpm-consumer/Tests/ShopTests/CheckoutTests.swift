@@ -24,6 +24,19 @@ final class CheckoutTests: XCTestCase {
         XCTAssertEqual(decoded.transaction, order.transaction)
     }
 
+    /// SwiftPM accepts unsafe flags from a root or path dependency, so building this package
+    /// alone would not catch them: Sika's manifest itself must have none, nor an absolute path
+    /// (the library comes through sika_ffi.pc, ADR 0020).
+    func testB45SikasManifestHasNoUnsafeFlagsOrAbsolutePaths() throws {
+        let manifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../../bindings/swift/Package.swift").standardized
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        XCTAssertTrue(text.contains(#"pkgConfig: "sika_ffi""#), "the library is found through pkg-config")
+        for forbidden in ["unsafeFlags", "linkerSettings", "Context.packageDirectory", "rpath", "\"/"] {
+            XCTAssertFalse(text.contains(forbidden), "\(manifest.path) contains \(forbidden)")
+        }
+    }
+
     func testB45AFailedPaymentIsNotConfirmed() async throws {
         let checkout = Checkout(client: try Client.fromEnv())
         // 1111: the customer declines.
