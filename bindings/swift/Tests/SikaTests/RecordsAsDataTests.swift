@@ -27,6 +27,20 @@ final class RecordsAsDataTests: XCTestCase {
         XCTAssertEqual(withStrategy["created_at"] as? String, "2024-05-01T12:00:00.000Z")
     }
 
+    /// A Date is a Double: the service's milliseconds must survive the trip back to Rust
+    /// (`toJson()`, Codable) exactly, not as `.789999961`.
+    func testB40TimesKeepTheirMillisecondsThroughSwift() throws {
+        for time in ["2024-05-01T12:00:00.123Z", "2026-11-23T15:12:05.790Z", "2026-11-23T15:12:05.942Z"] {
+            let object = try transactionObject(reference: "TIME-1", status: "successful", amount: "1.00")
+                .replacingOccurrences(of: "2024-05-01T12:00:00.123Z", with: time)
+            let body = Data(#"{"status":true,"message":"ok","data":\#(object)}"#.utf8)
+            let transaction = try decodeTransactionResponse(httpStatus: 200, body: body)
+            XCTAssertEqual(try jsonObject(Data(transaction.toJson().utf8))["created_at"] as? String, time)
+            XCTAssertEqual(try jsonObject(JSONEncoder().encode(transaction))["created_at"] as? String, time)
+            XCTAssertEqual(try JSONDecoder().decode(Transaction.self, from: JSONEncoder().encode(transaction)), transaction, time)
+        }
+    }
+
     func testB40AmountsKeepTheirScale() throws {
         let transaction = try verifiedTransaction()
         XCTAssertEqual(transaction.amount.text, "100.10")
