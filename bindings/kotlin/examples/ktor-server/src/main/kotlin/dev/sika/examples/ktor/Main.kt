@@ -1,6 +1,7 @@
-// The shop as a process: `SIKA_BASE_URL=http://127.0.0.1:PORT SIKA_SECRET_KEY=... PORT=8080`
-// (the sandbox's URL and key for a try; the service's in production), then
-// `mvn -q compile exec:java`-style runners or `java -cp ... dev.sika.examples.ktor.MainKt`.
+// The shop as a process, its settings from the environment: SIKA_BASE_URL and SIKA_SECRET_KEY
+// (the sandbox's for a try, the service's in production) and PORT (default 8080). For example:
+//   mvn -q compile dependency:build-classpath -Dmdep.outputFile=target/classpath
+//   java -cp "target/classes:$(cat target/classpath)" dev.sika.examples.ktor.MainKt
 package dev.sika.examples.ktor
 
 import dev.sika.Client
