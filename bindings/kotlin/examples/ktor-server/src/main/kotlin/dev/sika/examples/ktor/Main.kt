@@ -1,6 +1,6 @@
 // The shop as a process, its settings from the environment: SIKA_BASE_URL and SIKA_SECRET_KEY
 // (the sandbox's for a try, the service's in production) and PORT (default 8080). For example:
-//   mvn -q compile dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile=target/classpath
+//   mvn -q compile dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile=target/classpath
 //   java -cp "target/classes:$(cat target/classpath)" dev.sika.examples.ktor.MainKt
 package dev.sika.examples.ktor
 
