@@ -18,7 +18,7 @@ import kotlinx.serialization.json.jsonPrimitive
 const val KEY = "sk_test_canary_ktor_5b2e80d1"
 
 /**
- * The project's sandbox (`$SIKA_SANDBOX_BIN`, set by scripts/test-kotlin) on a free loopback port,
+ * The project's sandbox on a free loopback port,
  * as the SDK's own suite starts it (bindings/kotlin/src/test/kotlin/dev/sika/Sandbox.kt). Its
  * stdin stays an open pipe, so it also exits when the test JVM dies.
  */
@@ -28,8 +28,6 @@ class Sandbox(confirmAfterMs: Int) : AutoCloseable {
     private val http: HttpClient = HttpClient.newHttpClient()
 
     init {
-        val binary = System.getenv("SIKA_SANDBOX_BIN")
-            ?: error("SIKA_SANDBOX_BIN is not set: run scripts/test-kotlin, or build the sandbox and set it")
         process = ProcessBuilder(
             binary, "--port", "0", "--secret-key", KEY, "--exit-on-stdin-eof", "--confirm-after-ms", "$confirmAfterMs",
         ).redirectError(ProcessBuilder.Redirect.DISCARD).start()
@@ -57,6 +55,19 @@ class Sandbox(confirmAfterMs: Int) : AutoCloseable {
 
     /** Every delivery attempt, oldest first: `{reference, delivered, http_status, ...}`. */
     fun webhooks(): List<JsonObject> = control("webhooks").jsonArray.map { it.jsonObject }
+
+    /**
+     * Makes the next [count] API requests whose path starts with [path] misbehave as [kind] says,
+     * with that kind's [options] as JSON members (sandbox/README.md, "Faults").
+     */
+    fun fault(path: String, kind: String, count: Int, options: String = "") {
+        val extra = if (options.isEmpty()) "" else ",$options"
+        control("add_fault", """{"path":${Json.encodeToString(path)},"kind":${Json.encodeToString(kind)},"count":$count$extra}""")
+    }
+
+    fun clearFaults() {
+        control("clear_faults")
+    }
 
     /** The API requests received, as `{method, path, query, authorized}` objects. */
     fun requests(): List<JsonObject> = control("requests").jsonArray.map { it.jsonObject }
@@ -96,6 +107,17 @@ class Sandbox(confirmAfterMs: Int) : AutoCloseable {
     }
 
     private companion object {
+        /** `$SIKA_SANDBOX_BIN` (set by scripts/test-kotlin), else built here, as a plain `mvn verify` needs. */
+        val binary: String by lazy {
+            System.getenv("SIKA_SANDBOX_BIN") ?: run {
+                val root = File("../../../..").canonicalFile // Maven runs the test in examples/ktor-server
+                val build = ProcessBuilder("cargo", "build", "--quiet", "-p", "sika-sandbox").directory(root).inheritIO().start()
+                check(build.waitFor() == 0) { "building the sandbox failed" }
+                val target = File(System.getenv("CARGO_TARGET_DIR") ?: "target").let { if (it.isAbsolute) it else File(root, it.path) }
+                File(target, "debug/sika-sandbox").path
+            }
+        }
+
         /** Operation name -> `{method, path, expect}`, from the shared test data. */
         val controlOperations: Map<String, JsonObject> by lazy {
             val fixtures = System.getProperty("sika.fixtures.dir") ?: error("sika.fixtures.dir is not set (pom.xml sets it)")

@@ -71,8 +71,12 @@ class ShopServerTest {
 
     private fun send(request: HttpRequest): HttpResponse<String> = sendAsync(request).get(DEADLINE.seconds, TimeUnit.SECONDS)
 
+    /** The shop's answer; none of them may ever contain the secret key. */
     private fun sendAsync(request: HttpRequest): CompletableFuture<HttpResponse<String>> =
-        http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+        http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenApply { response ->
+            check(KEY !in response.body()) { "the key in an answer of ${request.uri()}" }
+            response
+        }
 
     private fun RunningShop.order(amount: String, phone: String): HttpRequest =
         HttpRequest.newBuilder(URI.create("$url/orders")).timeout(DEADLINE)
@@ -209,6 +213,49 @@ class ShopServerTest {
         assertTrue(answers.all { it.text("fulfilled_by") in setOf("webhook", "check") })
         val deliveries = sandbox.webhooks().filter { it.text("reference") in references }
         assertTrue(deliveries.all { it.getValue("delivered").jsonPrimitive.boolean }, deliveries.toString())
+    }
+
+    @Test
+    fun b39_a_charge_whose_answer_was_lost_is_followed_by_its_reference_and_never_sent_again() = withShop {
+        sandbox.clearRequests()
+        // The service takes the charge, and its answer is lost on the way back.
+        sandbox.fault("/charge", "after_processing", count = 1)
+        val response = send(order("9.99", PHONE_PAYS))
+        assertEquals(202, response.statusCode(), response.body())
+        val reference = json(response).text("reference")!!
+
+        // It did go through: the webhook fulfils the order, and the check says paid.
+        val delivery = waitFor("webhook delivery for $reference") { deliveriesFor(reference).firstOrNull() }
+        assertEquals(200, delivery.getValue("http_status").jsonPrimitive.int, delivery.toString())
+        assertEquals("paid", json(send(check(reference))).text("state"))
+        val charges = sandbox.requests().filter { it.text("path") == "/charge" }
+        assertEquals(1, charges.size, "the charge was sent once: $charges")
+    }
+
+    @Test
+    fun b39_a_failing_or_hostile_service_is_answered_as_an_error_never_as_paid() = withShop {
+        val reference = placeOrder("4.40", PHONE_NEVER_ANSWERS).text("reference")!!
+        try {
+            // Every verify answered 500: the check is a 502 naming the error, the webhook a 503
+            // (the service delivers it again later).
+            sandbox.fault("/transaction/verify", "status", count = 100, options = "\"status\":500")
+            val outage = send(check(reference))
+            assertEquals(502, outage.statusCode(), outage.body())
+            assertEquals("Api", json(outage).text("error"), outage.body())
+            assertEquals(503, sandbox.sendWebhook(reference).single().getValue("http_status").jsonPrimitive.int)
+
+            // A verify answer saying "failed" and then "successful" for the same transaction.
+            sandbox.clearFaults()
+            sandbox.fault("/transaction/verify", "duplicate_keys", count = 100, options = "\"first\":\"failed\",\"second\":\"successful\"")
+            val hostile = send(check(reference))
+            assertEquals(502, hostile.statusCode(), hostile.body())
+            assertEquals("UnexpectedResponse", json(hostile).text("error"), hostile.body())
+            // Not decidable: delivered again later, never acknowledged as paid.
+            assertEquals(503, sandbox.sendWebhook(reference).single().getValue("http_status").jsonPrimitive.int)
+        } finally {
+            sandbox.clearFaults()
+        }
+        assertEquals(JsonNull, json(send(check(reference)))["fulfilled_by"], "never fulfilled")
     }
 
     @Test
