@@ -139,3 +139,34 @@ fn split_top_level(parameters: &str) -> Vec<&str> {
     parts.push(&parameters[start..]);
     parts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{SuspendMethod, patch};
+
+    #[test]
+    fn twins_keep_parameters_defaults_and_results() {
+        let method =
+            SuspendMethod::parse("`find`(`a`: Map<String, Int>, `b`: kotlin.String? = null): List<Bank>").unwrap();
+        assert_eq!(method.names, ["a", "b"]);
+        let twin = method.twin();
+        assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaJavaFutures.future { `find`(`a`, `b`) }\n"), "{twin}");
+        // No result: Java's `Void`, not `kotlin.Unit`; no defaults: no overloads.
+        let twin = SuspendMethod::parse("`ping`()").unwrap().twin();
+        assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaJavaFutures.future { `ping`(); null }\n"), "{twin}");
+        assert!(!twin.contains("@JvmOverloads"));
+        assert!(SuspendMethod::parse("find(a: Int): Int").is_err());
+    }
+
+    #[test]
+    fn the_shape_is_checked() {
+        let generated = "\nimport java.nio.ByteBuffer\n\npublic interface ClientInterface {\n    suspend fun `get`(`id`: kotlin.String): Transaction\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    override suspend fun `get`(`id`: kotlin.String) : Transaction {\n    }\n}\n";
+        let patched = patch(generated.to_owned()).unwrap();
+        assert!(patched.contains("ClientInterface\n{\n    /**"));
+        assert!(patched.contains("import kotlinx.coroutines.future.future\n"));
+        // No implementation to call, no suspend method at all, or a renamed class: the build fails.
+        assert!(patch(generated.replace("override suspend fun `get`", "override suspend fun `got`")).is_err());
+        assert!(patch(generated.replace("suspend fun", "fun")).is_err());
+        assert!(patch(generated.replace("open class Client:", "class Client:")).is_err());
+    }
+}

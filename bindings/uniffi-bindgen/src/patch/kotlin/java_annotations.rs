@@ -71,3 +71,21 @@ fn companion_factories(text: &str) -> Result<String, String> {
     }
     Ok(patched)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::patch;
+
+    const GENERATED: &str = "open class Client {\n    constructor(`config`: ClientConfig) :\n        this(UniffiWithHandle, \n    uniffiRustCallWithError(SikaException) { _status ->\n}\n    )\n    constructor() :\n        this(UniffiWithHandle, \n    uniffiRustCall() { _status ->\n}\n    )\n    companion object {\n    @Throws(SikaException::class) fun `fromEnv`(): Client {\n    }\n    }\n}\n";
+
+    #[test]
+    fn throwing_constructors_and_factories_are_annotated() {
+        let patched = patch(GENERATED.to_owned()).unwrap();
+        assert!(patched.contains("    @Throws(SikaException::class)\n    constructor(`config`"));
+        assert!(patched.contains("    )\n    constructor() :"), "a constructor that cannot fail is left alone");
+        assert!(patched.contains("    @JvmStatic\n    @Throws(SikaException::class) fun `fromEnv`"));
+        // No factory, or no throwing constructor: the build fails.
+        assert!(patch(GENERATED.replace("fun `fromEnv`", "val x")).is_err());
+        assert!(patch(GENERATED.replace("uniffiRustCallWithError(SikaException)", "uniffiRustCall()")).is_err());
+    }
+}

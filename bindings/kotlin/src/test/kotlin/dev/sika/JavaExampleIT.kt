@@ -10,6 +10,7 @@ import kotlinx.serialization.json.JsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 
@@ -24,9 +25,11 @@ class JavaExampleIT {
     private val jar = File(System.getProperty("sika.jar"))
     private val classpath = jar.path + File.pathSeparator + File(System.getProperty("sika.runtime.classpath")).readText().trim()
     private val classes: File by lazy(::compile)
-    private val newestJava: String by lazy {
-        System.getenv("SIKA_NEWEST_JAVA") ?: error("SIKA_NEWEST_JAVA is not set: run scripts/test-kotlin")
-    }
+    /** Set by scripts/test-kotlin, which always finds or installs one; a bare `mvn verify` skips those runs. */
+    private val newestJava: String
+        get() = System.getenv("SIKA_NEWEST_JAVA").also {
+            assumeTrue(it != null, "SIKA_NEWEST_JAVA is not set: scripts/test-kotlin sets it")
+        }!!
 
     /** What the run prints for the order and the two failing look-ups the test sets up. */
     private val expectedLines = listOf(
