@@ -1,9 +1,13 @@
 //! Kotlin's patches, applied in this order; each module's doc says what it changes and why.
 
+mod completable_futures;
 mod error_messages;
+mod java_annotations;
 
 use std::path::Path;
 
 pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
-    error_messages::patch(text)
+    let text = error_messages::patch(text)?;
+    let text = java_annotations::patch(text)?;
+    completable_futures::patch(text)
 }
