@@ -27,8 +27,9 @@ fun readOrderRequest(text: String): OrderRequest? {
 }
 
 /**
- * The order as the shop answers it; [transaction] as the SDK's own `toJson()` writes it (the
- * service's field names, the status as its text, the amount exact).
+ * The order as the shop answers it, with what the customer needs of [transaction]: its
+ * reference, status as the service's text and exact amount. Never the whole record: its
+ * `toJson()` is for storing, with the customer's phone, e-mail and the service's raw answer.
  */
 fun orderJson(order: Order, state: String, transaction: Transaction? = null): JsonObject = buildJsonObject {
     put("reference", order.reference)
@@ -36,7 +37,17 @@ fun orderJson(order: Order, state: String, transaction: Transaction? = null): Js
     put("currency", order.currency)
     put("state", state)
     put("fulfilled_by", order.fulfilledBy)
-    if (transaction != null) put("transaction", Json.parseToJsonElement(transaction.toJson()))
+    if (transaction != null) {
+        put(
+            "transaction",
+            buildJsonObject {
+                put("tx_ref", transaction.txRef)
+                put("status", transaction.status.toString())
+                put("amount", transaction.amount.toPlainString())
+                put("currency", transaction.currency)
+            },
+        )
+    }
 }
 
 /** A typed error as `{"error": "InvalidInput", "message": ...}`: the core's message, never the key. */

@@ -25,6 +25,7 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
@@ -128,7 +129,9 @@ class ShopServerTest {
             { assertEquals("webhook", answer.text("fulfilled_by"), "the webhook came first and fulfilled it") },
             { assertEquals(reference, transaction.text("tx_ref")) },
             { assertEquals("successful", transaction.text("status")) },
-            { assertEquals("20.00", transaction.text("amount"), "the exact amount, from the record's toJson()") },
+            { assertEquals("20.00", transaction.text("amount"), "the exact amount") },
+            { assertFalse("ama@example.com" in answer.toString(), "the customer's e-mail in $answer") },
+            { assertFalse(PHONE_PAYS.removePrefix("+") in answer.toString(), "the customer's phone in $answer") },
         )
 
         // Deliveries repeat: each is acknowledged, and the order stays fulfilled once, by the first.
