@@ -158,6 +158,24 @@ class LoggingTest {
         }
     }
 
+    @Test
+    fun testB41WithoutAnSlf4jProviderNothingIsInstalledAndSikaLogPrintsOnStandardError() {
+        sandbox.seedTransaction(transactionObject("LOG-KT-NOP", "successful", "5"))
+        // The test class path less Logback: slf4j-api alone, SLF4J's NOP.
+        val classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
+            .split(File.pathSeparator).filterNot { "logback" in it }.joinToString(File.pathSeparator)
+        val java = File(System.getProperty("java.home"), "bin/java").path
+        val builder = ProcessBuilder(java, "-cp", classPath, LoggingNopMain::class.java.name, sandbox.url, KEY).redirectErrorStream(true)
+        builder.environment()["SIKA_LOG"] = "debug"
+        val process = builder.start()
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the JVM did not exit")
+        val output = process.inputStream.bufferedReader().readText()
+        assertEquals(0, process.exitValue(), output)
+        assertTrue("no sink was installed: true" in output, output)
+        assertTrue(Regex("DEBUG sika.transport] GET /transaction/verify/LOG-KT-NOP -> HTTP 200 in ").containsMatchIn(output), output)
+        assertTrue(KEY !in output, output)
+    }
+
     private fun logger(name: String) = LoggerFactory.getLogger(name) as Logger
 
     /** Tells the core Logback's levels at once, as a test that is not about following them may. */
@@ -190,5 +208,23 @@ object LoggingExitMain {
         println("delivered ${delivered.list.size}")
         System.out.flush()
         System.exit(0)
+    }
+}
+
+/**
+ * The JVM of [LoggingTest.testB41WithoutAnSlf4jProviderNothingIsInstalledAndSikaLogPrintsOnStandardError]:
+ * SLF4J without a provider, `SIKA_LOG=debug`.
+ */
+object LoggingNopMain {
+    @JvmStatic
+    fun main(args: Array<String>) {
+        val (url, key) = args
+        BlockingClient(ClientConfig(SecretKey(key), url, timeoutMs = 10_000)).use { it.verifyTransaction("LOG-KT-NOP") }
+        val probe = object : LogSink {
+            override fun log(record: LogRecord) {}
+            override fun level(): LogLevel? = null
+        }
+        // True only if the package installed no sink of its own as it loaded.
+        println("no sink was installed: ${setLogSink(probe)}")
     }
 }
