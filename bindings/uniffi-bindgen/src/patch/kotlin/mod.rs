@@ -3,11 +3,13 @@
 mod completable_futures;
 mod error_messages;
 mod java_annotations;
+mod slf4j_logging;
 
 use std::path::Path;
 
 pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = error_messages::patch(text)?;
     let text = java_annotations::patch(text)?;
+    let text = slf4j_logging::patch(text)?;
     completable_futures::patch(text)
 }
