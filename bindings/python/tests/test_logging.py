@@ -3,6 +3,7 @@ their levels and follow the levels the application sets at any time, with no cal
 `logging`'s own; a record no logger wants never calls into Python; a failing handler never
 breaks a call; nothing is printed unless logging is configured; fork and exit stay safe."""
 
+import asyncio
 import json
 import logging
 import os
@@ -112,6 +113,18 @@ async def test_b41_debug_lines_follow_the_level_set_at_runtime(seeded, make_clie
     sink_calls.clear()
     await client.verify_transaction(REFERENCE)
     assert kept.taken() == [] and sink_calls == [], "raised back to WARNING: no DEBUG line, no call"
+
+
+async def test_b41_the_core_asks_the_sinks_level_again_within_a_second(seeded, make_client, kept):
+    client = make_client()
+    logging.getLogger("sika.transport").setLevel(logging.DEBUG)
+    assert sika._logging._Sink().level() == sika.LogLevel.DEBUG
+    # A change the core was not told of (as on the JVM, where nothing announces one): it asks
+    # the sink on its first call a second later, and that call's DEBUG line is built.
+    sika._logging.set_log_sink_level(None)
+    await asyncio.sleep(1.1)
+    await client.verify_transaction(REFERENCE)
+    assert len(messages(kept.taken(), logging.DEBUG)) == 1
 
 
 async def test_b41_root_level_child_levels_and_disable_are_followed(seeded, make_client, kept, sink_calls):

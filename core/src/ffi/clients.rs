@@ -1,5 +1,6 @@
 //! The two client objects as foreign code calls them: owned arguments in, the core's own
-//! records and errors out. Each method is one call of the core; nothing else. The async
+//! records and errors out. Each method is one call of the core (after asking the host's log
+//! sink for its level, when a second has passed: `logging::follow_host_level`). The async
 //! client's calls run on the SDK's own runtime (`runtime.rs`), not UniFFI's.
 
 use std::future::Future;
@@ -98,6 +99,7 @@ impl Client {
         F: Future<Output = Result<T>> + Send + 'static,
         T: Send + 'static,
     {
+        logging::follow_host_level();
         runtime::run(call(self.0.clone())).await
     }
 }
@@ -126,44 +128,52 @@ impl BlockingClient {
     /// See `Client.list_mobile_money_providers`.
     #[uniffi::method(default(country = None))]
     pub fn list_mobile_money_providers(&self, country: Option<String>) -> Result<Vec<MobileMoneyProvider>> {
+        logging::follow_host_level();
         self.0.list_mobile_money_providers(country.as_deref())
     }
 
     /// See `Client.list_banks`.
     #[uniffi::method(default(country = None))]
     pub fn list_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
+        logging::follow_host_level();
         self.0.list_banks(country.as_deref())
     }
 
     /// See `Client.verify_transaction`.
     pub fn verify_transaction(&self, reference: String) -> Result<Transaction> {
+        logging::follow_host_level();
         self.0.verify_transaction(&reference)
     }
 
     /// See `Client.initiate_charge`.
     pub fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
+        logging::follow_host_level();
         self.0.initiate_charge(&request)
     }
 
     /// See `Client.confirm_payment`.
     pub fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
+        logging::follow_host_level();
         self.0.confirm_payment(&reference, &expected)
     }
 
     /// See `Client.handle_webhook`.
     pub fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
+        logging::follow_host_level();
         self.0.handle_webhook(&body, &expected)
     }
 
     /// See `Client.await_final_status`; cancel it from another thread with `options.cancellation`.
     #[uniffi::method(default(options = None))]
     pub fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
+        logging::follow_host_level();
         self.0.await_final_status(&reference, &options.try_into()?)
     }
 
     /// See `Client.refresh_banks`.
     #[uniffi::method(default(country = None))]
     pub fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
+        logging::follow_host_level();
         self.0.refresh_banks(country.as_deref())
     }
 

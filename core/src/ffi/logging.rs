@@ -1,9 +1,11 @@
 //! The core's logs in the host's logging (ADR 0014). One `log::Log` serves the whole process
 //! (the bridge, installed on first use); every record of a `sika` target goes to two outputs,
 //! each with its own level:
-//! - the host's sink ([`set_log_sink`]): Python's `logging`, SLF4J, swift-log. The host tells
-//!   the core the most detailed level its `sika` loggers accept ([`set_log_sink_level`]) and
-//!   again whenever that changes, so a record no host logger wants costs one atomic load in
+//! - the host's sink ([`set_log_sink`]): Python's `logging`, SLF4J, swift-log. The core keeps
+//!   the most detailed level the host's `sika` loggers accept: it asks the sink
+//!   ([`LogSink::level`]) when installed and then at most once a second, on the SDK's next call
+//!   ([`follow_host_level`]), and a host that knows when its levels change tells it at once
+//!   ([`set_log_sink_level`]). So a record no host logger wants costs one atomic load in
 //!   `log`'s macros: no record is built and the host is never called;
 //! - a console on standard error ([`enable_logging`], or `SIKA_LOG` when a client is made and
 //!   no sink is installed), for hosts that have no logging of their own to bridge.
@@ -15,7 +17,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -83,22 +85,30 @@ pub struct LogRecord {
 pub trait LogSink: Send + Sync {
     /// Hands one record to the host's logger named `record.target`.
     fn log(&self, record: LogRecord);
+
+    /// The most detailed level the host's `sika` loggers (`sika`, `sika.transport`,
+    /// `sika.client`) accept now; none: they want nothing. Asked when the sink is installed,
+    /// then at most once a second, on the SDK's next call (never per record), so a change of
+    /// the host's levels is followed within a second of it. Never less detailed than the
+    /// host's loggers: records more detailed than this are never built.
+    fn level(&self) -> Option<LogLevel>;
 }
 
-/// Installs the host's sink for the rest of the process and sets its level (see
-/// `set_log_sink_level`). Returns false when a sink was already installed: the first one stays.
+/// Installs the host's sink for the rest of the process and sets its level to what the sink's
+/// `level()` answers. Returns false when a sink was already installed: the first one stays.
 #[uniffi::export]
-pub fn set_log_sink(sink: Box<dyn LogSink>, level: Option<LogLevel>) -> bool {
+pub fn set_log_sink(sink: Box<dyn LogSink>) -> bool {
     let bridge = installed();
     let fresh = bridge.sink.set(sink).is_ok();
     if fresh {
-        bridge.set_sink_level(level.map_or(LevelFilter::Off, Into::into));
+        bridge.ask_sink_level(now_ms());
     }
     fresh
 }
 
 /// The most detailed level the host's `sika` loggers accept now (none: the host wants nothing).
-/// The host calls it whenever its configuration may have changed; records more detailed than
+/// A host that knows when its configuration changes (Python) calls it then, so the change is
+/// followed at once rather than within a second (`LogSink::level`); records more detailed than
 /// this are never built and never reach the sink, so it must never be less detailed than the
 /// host's levels. A record it lets through that the host then discards costs one call.
 #[uniffi::export]
@@ -150,6 +160,27 @@ pub(crate) fn enable_from_env() {
     });
 }
 
+/// Asks the host's sink for its level if a second has passed since it was last asked: called
+/// at the start of each call of the SDK's clients (`clients.rs`). Without a sink (or once it is
+/// closed) one atomic load; with one, a clock read too, and a call to the host once a second.
+pub(crate) fn follow_host_level() {
+    if BRIDGE.asking() {
+        BRIDGE.follow_level(now_ms());
+    }
+}
+
+/// How often the core asks the host's sink for its level (at most; only when the SDK is used).
+const ASK_EVERY_MS: u64 = 1_000;
+
+/// `Bridge::ask_at` when there is no sink to ask, or it is closed.
+const NEVER: u64 = u64::MAX;
+
+/// Milliseconds on a monotonic clock, from the first time it is read.
+fn now_ms() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    u64::try_from(START.get_or_init(Instant::now).elapsed().as_millis()).unwrap_or(NEVER - 1)
+}
+
 /// The process's bridge. A `static` (not boxed at install) so that a record's path holds no
 /// lock: the sink is read with an atomic load, and a fork can never inherit a lock held here.
 static BRIDGE: Bridge = Bridge::new();
@@ -170,6 +201,8 @@ struct Bridge {
     console: AtomicUsize,
     sink_level: AtomicUsize,
     sink: OnceLock<Box<dyn LogSink>>,
+    /// When (`now_ms`) the sink's level is next due to be asked; `NEVER` without a sink.
+    ask_at: AtomicU64,
     /// Set by `close_log_sink`: the sink is never called again.
     closed: AtomicBool,
     in_flight: InFlight,
@@ -181,6 +214,7 @@ impl Bridge {
             console: AtomicUsize::new(LevelFilter::Off as usize),
             sink_level: AtomicUsize::new(LevelFilter::Off as usize),
             sink: OnceLock::new(),
+            ask_at: AtomicU64::new(NEVER),
             closed: AtomicBool::new(false),
             in_flight: InFlight::new(),
         }
@@ -208,7 +242,45 @@ impl Bridge {
     fn set_sink_level(&self, level: LevelFilter) {
         let level = if self.closed.load(Ordering::SeqCst) { LevelFilter::Off } else { level };
         self.sink_level.store(level as usize, Ordering::SeqCst);
+        if self.closed.load(Ordering::SeqCst) {
+            // Closed meanwhile: `close` may have stored Off before this store.
+            self.sink_level.store(LevelFilter::Off as usize, Ordering::SeqCst);
+        }
         self.publish_max_level();
+    }
+
+    /// Whether there is a sink to ask for its level (one atomic load).
+    fn asking(&self) -> bool {
+        self.ask_at.load(Ordering::Relaxed) != NEVER
+    }
+
+    /// Asks the sink for its level if it is due at `now` (ms); of the threads that find it due
+    /// at once, one asks.
+    fn follow_level(&self, now: u64) {
+        let due = self.ask_at.load(Ordering::SeqCst);
+        if now >= due
+            && self.ask_at.compare_exchange(due, now + ASK_EVERY_MS, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+        {
+            self.ask_sink_level(now);
+        }
+    }
+
+    /// Sets the sink's level to what it answers now (`now`, in ms: when it is next due), unless
+    /// it is closed. A sink that fails to answer keeps the level it had.
+    fn ask_sink_level(&self, now: u64) {
+        // Counted as a sink call: `close` waits for it, as for `to_sink`.
+        let _call = self.in_flight.enter();
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some(sink) = self.sink.get() else { return };
+        let _ = self.ask_at.compare_exchange(NEVER, now + ASK_EVERY_MS, Ordering::SeqCst, Ordering::SeqCst);
+        if let Ok(level) = catch_unwind(AssertUnwindSafe(|| sink.level())) {
+            self.set_sink_level(level.map_or(LevelFilter::Off, Into::into));
+        }
+        if self.closed.load(Ordering::SeqCst) {
+            self.ask_at.store(NEVER, Ordering::SeqCst);
+        }
     }
 
     /// Sets `log`'s filter to `max_level`, and again until it holds what both levels say now:
@@ -229,6 +301,7 @@ impl Bridge {
     /// one is still under way after `wait`).
     fn close(&self, wait: Duration) {
         self.closed.store(true, Ordering::SeqCst);
+        self.ask_at.store(NEVER, Ordering::SeqCst);
         self.set_sink_level(LevelFilter::Off);
         let deadline = Instant::now() + wait;
         while self.in_flight.count() > 0 && Instant::now() < deadline {

@@ -7,8 +7,9 @@ adds only a ``NullHandler``, so nothing is printed until the application configu
 (or calls ``enable_logging``).
 
 The core builds a record only when a ``sika`` logger would accept it: it keeps the most
-detailed level any of them accepts, and this module tells it again after every level change
-made through ``logging`` (``setLevel``, ``disable``, ``basicConfig``, ``dictConfig``).
+detailed level any of them accepts, asks the sink for it (``_Sink.level``) at install and at
+most once a second, and this module tells it at once after every level change made through
+``logging`` (``setLevel``, ``disable``, ``basicConfig``, ``dictConfig``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ class _Sink(LogSink):
                     traceback.print_exc(file=sys.stderr)
                 except Exception:
                     pass
+
+    def level(self) -> LogLevel | None:
+        """What the core asks at install and then at most once a second: the same level
+        ``_refresh`` sends at once after each change (TRACE if changes cannot be followed)."""
+        if not _following:
+            return LogLevel.TRACE
+        try:
+            return _most_detailed_level()
+        except Exception:
+            return LogLevel.TRACE
 
 
 def _most_detailed_level() -> LogLevel | None:
@@ -163,8 +174,7 @@ def _at_exit() -> None:
 def _install() -> None:
     logging.getLogger(_NAME).addHandler(logging.NullHandler())
     _follow_level_changes()
-    set_log_sink(_Sink(), None)
-    _refresh()
+    set_log_sink(_Sink())
     atexit.register(_at_exit)
     level = log_level_from_env()
     if level is not None:

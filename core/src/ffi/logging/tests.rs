@@ -18,6 +18,10 @@ impl LogSink for Recording {
     fn log(&self, record: LogRecord) {
         self.0.lock().expect("not poisoned").push(record);
     }
+
+    fn level(&self) -> Option<LogLevel> {
+        Some(LogLevel::Trace)
+    }
 }
 
 /// A bridge of its own (not the process's), with `sink` installed at `level`.
@@ -123,10 +127,16 @@ fn b41_a_failing_sink_never_reaches_the_call_that_logged() {
         fn log(&self, _: LogRecord) {
             panic!("Callback interface failure: an exception in a handler");
         }
+
+        fn level(&self) -> Option<LogLevel> {
+            panic!("Callback interface failure: an exception in a handler");
+        }
     }
     let bridge = bridge_with(Failing, LevelFilter::Trace);
     emit(&bridge, Level::Warn, "sika", None, "retry 1");
     emit(&bridge, Level::Warn, "sika", None, "retry 2");
+    bridge.ask_sink_level(0);
+    assert_eq!(bridge.sink_level(), LevelFilter::Trace, "a sink that fails to answer keeps its level");
 }
 
 #[test]
@@ -156,6 +166,11 @@ fn b41_closing_waits_for_the_call_under_way_and_ends_the_sink() {
             std::thread::sleep(std::time::Duration::from_millis(50));
             self.1.lock().expect("not poisoned").push("the sink call ended");
         }
+
+        fn level(&self) -> Option<LogLevel> {
+            self.1.lock().expect("not poisoned").push("level asked");
+            Some(LogLevel::Trace)
+        }
     }
     let events = Arc::new(Mutex::new(Vec::new()));
     let bridge = Arc::new(Bridge::new());
@@ -178,5 +193,71 @@ fn b41_closing_waits_for_the_call_under_way_and_ends_the_sink() {
     assert_eq!(bridge.sink_level(), LevelFilter::Off);
     bridge.sink_level.store(LevelFilter::Trace as usize, Ordering::SeqCst);
     emit(&bridge, Level::Error, "sika", None, "after the close");
+    bridge.ask_sink_level(0);
+    bridge.follow_level(u64::MAX - 1);
+    assert!(!bridge.asking());
     assert_eq!(events.lock().expect("not poisoned").len(), 2, "the sink was called after the close");
+}
+
+/// A sink whose level the test changes, counting how often it is asked.
+#[derive(Default)]
+struct Asked {
+    level: Mutex<Option<LogLevel>>,
+    asked: AtomicUsize,
+}
+
+impl LogSink for Arc<Asked> {
+    fn log(&self, _: LogRecord) {}
+
+    fn level(&self) -> Option<LogLevel> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        *self.level.lock().expect("not poisoned")
+    }
+}
+
+#[test]
+fn b41_the_sinks_level_is_asked_at_install_then_at_most_once_a_second() {
+    let sink = Arc::new(Asked::default());
+    *sink.level.lock().expect("not poisoned") = Some(LogLevel::Warn);
+    let bridge = Bridge::new();
+    assert!(!bridge.asking(), "no sink: nothing to ask");
+    bridge.follow_level(5_000);
+    assert!(bridge.sink.set(Box::new(sink.clone())).is_ok());
+    bridge.ask_sink_level(10_000);
+    assert_eq!((sink.asked.load(Ordering::SeqCst), bridge.sink_level()), (1, LevelFilter::Warn));
+    assert!(bridge.asking());
+
+    *sink.level.lock().expect("not poisoned") = Some(LogLevel::Debug);
+    bridge.follow_level(10_999);
+    assert_eq!((sink.asked.load(Ordering::SeqCst), bridge.sink_level()), (1, LevelFilter::Warn), "not due yet");
+    bridge.follow_level(11_000);
+    assert_eq!((sink.asked.load(Ordering::SeqCst), bridge.sink_level()), (2, LevelFilter::Debug), "due");
+    bridge.follow_level(11_500);
+    assert_eq!(sink.asked.load(Ordering::SeqCst), 2, "asked again only a second later");
+
+    *sink.level.lock().expect("not poisoned") = None;
+    bridge.follow_level(12_000);
+    assert_eq!(
+        (sink.asked.load(Ordering::SeqCst), bridge.sink_level()),
+        (3, LevelFilter::Off),
+        "the host wants nothing"
+    );
+}
+
+#[test]
+fn b41_threads_that_find_the_level_due_at_once_ask_once() {
+    let sink = Arc::new(Asked::default());
+    let bridge = Arc::new(Bridge::new());
+    assert!(bridge.sink.set(Box::new(sink.clone())).is_ok());
+    bridge.ask_sink_level(0);
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let bridge = bridge.clone();
+            std::thread::spawn(move || bridge.follow_level(1_000))
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("a following thread");
+    }
+    assert_eq!(sink.asked.load(Ordering::SeqCst), 2);
 }

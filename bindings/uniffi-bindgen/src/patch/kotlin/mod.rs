@@ -1,9 +1,15 @@
 //! Kotlin's patches, applied in this order; each module's doc says what it changes and why.
 
+mod completable_futures;
 mod error_messages;
+mod java_annotations;
+mod slf4j_logging;
 
 use std::path::Path;
 
 pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
-    error_messages::patch(text)
+    let text = error_messages::patch(text)?;
+    let text = java_annotations::patch(text)?;
+    let text = slf4j_logging::patch(text)?;
+    completable_futures::patch(text)
 }

@@ -27,7 +27,7 @@ class ErrorsTest {
         assertTrue(coreText.isNotBlank(), "${error::class.simpleName} has no text")
         assertEquals(coreText, error.message, "message is the core's text")
         assertEquals(coreText, error.localizedMessage)
-        assertEquals(coreText, error.toString())
+        assertEquals("${error.javaClass.name}: $coreText", error.toString(), "printed as every JVM exception (ADR 0018)")
         val trace = StringWriter().also { error.printStackTrace(PrintWriter(it)) }.toString()
         for (key in keys) {
             for (text in listOf(coreText, trace)) assertFalse(text.contains(key), "the key leaked: $text")

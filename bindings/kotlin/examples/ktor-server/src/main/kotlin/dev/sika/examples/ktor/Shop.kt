@@ -1,0 +1,88 @@
+// A small shop as a Ktor application: the customer orders (a mobile money charge), checks the
+// order (the payment confirmed against it), and the service's webhook fulfils it. Every
+// decision is the SDK's: the shop only stores orders and answers HTTP.
+package dev.sika.examples.ktor
+
+import dev.sika.ChargeRequest
+import dev.sika.Client
+import dev.sika.PaymentCheck
+import dev.sika.SikaException
+import dev.sika.WebhookDecision
+import dev.sika.parseWebhookEvent
+import io.ktor.http.HttpStatusCode
+import io.ktor.server.application.Application
+import io.ktor.server.application.ApplicationStopped
+import io.ktor.server.application.install
+import io.ktor.server.application.log
+import io.ktor.server.plugins.statuspages.StatusPages
+import io.ktor.server.request.receive
+import io.ktor.server.request.receiveText
+import io.ktor.server.response.respond
+import io.ktor.server.routing.get
+import io.ktor.server.routing.post
+import io.ktor.server.routing.routing
+import java.util.UUID
+
+fun Application.shop(client: Client, orders: Orders = Orders()) {
+    // One client for the application: its connections are shared by every request.
+    monitor.subscribe(ApplicationStopped) {
+        client.shutdown() // closes its connections
+        client.close() // frees the native object
+    }
+    install(StatusPages) {
+        // The service's answers the shop cannot act on: say so, never "paid".
+        exception<SikaException.TransactionNotFound> { call, error -> call.respondJson(HttpStatusCode.NotFound, errorJson(error)) }
+        exception<SikaException> { call, error -> call.respondJson(HttpStatusCode.BadGateway, errorJson(error)) }
+    }
+    routing {
+        post("/orders") {
+            val asked = readOrderRequest(call.receiveText()) ?: return@post call.respond(HttpStatusCode.BadRequest)
+            val order = Order("ORDER-${UUID.randomUUID()}", asked.amount, "GHS")
+            orders.add(order) // before the charge: its webhook may arrive before the answer
+            try {
+                client.initiateCharge(
+                    ChargeRequest(order.amount, asked.email, asked.phoneNumber, order.reference, order.currency, "MTN", RETURN_URL),
+                )
+                call.respondJson(HttpStatusCode.Created, orderJson(order, "pending"))
+            } catch (error: SikaException.InvalidInput) {
+                orders.remove(order.reference) // refused before anything was sent
+                call.respondJson(HttpStatusCode.BadRequest, errorJson(error))
+            } catch (error: SikaException.ChargeOutcomeUnknown) {
+                // The service may have taken it: never charge again; the check or webhook decides.
+                call.respondJson(HttpStatusCode.Accepted, orderJson(order, "pending"))
+            }
+        }
+
+        get("/orders/{reference}") {
+            val order = orders.find(call.parameters["reference"]!!) ?: return@get call.respond(HttpStatusCode.NotFound)
+            val (state, transaction) = when (val check = client.confirmPayment(order.reference, order.expected)) {
+                is PaymentCheck.Confirmed -> {
+                    orders.fulfilOnce(order.reference, "check") // idempotent: the webhook may be first
+                    "paid" to check.transaction
+                }
+                is PaymentCheck.NotYet -> "pending" to check.transaction
+                is PaymentCheck.NotPaid -> "not paid" to check.transaction
+                is PaymentCheck.Mismatch -> "${check.field} does not match" to check.transaction
+            }
+            call.respondJson(HttpStatusCode.OK, orderJson(orders.find(order.reference)!!, state, transaction))
+        }
+
+        post("/webhooks/sika") {
+            val body = call.receive<ByteArray>()
+            // Unverified: only to find the order the notification claims to be about.
+            val reference = try { parseWebhookEvent(body).reference } catch (error: SikaException) { null }
+            val order = reference?.let { orders.find(it) } ?: return@post call.respond(HttpStatusCode.BadRequest)
+            // The notification is only a hint: handleWebhook verifies it with the service.
+            val decision = client.handleWebhook(body, order.expected)
+            when (decision) {
+                is WebhookDecision.Fulfil -> orders.fulfilOnce(order.reference, "webhook") // idempotent
+                is WebhookDecision.Investigate -> log.warn("order {}: {}", order.reference, decision.reason)
+                else -> {}
+            }
+            call.respond(HttpStatusCode.fromValue(decision.httpStatus()))
+        }
+    }
+}
+
+/** Where the service sends the customer back after a card or bank payment. */
+private const val RETURN_URL = "https://shop.example.com/orders/return"

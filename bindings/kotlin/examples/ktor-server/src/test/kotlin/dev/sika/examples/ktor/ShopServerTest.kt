@@ -1,0 +1,291 @@
+package dev.sika.examples.ktor
+
+import dev.sika.Client
+import dev.sika.ClientConfig
+import dev.sika.SecretKey
+import io.ktor.server.engine.EmbeddedServer
+import io.ktor.server.engine.embeddedServer
+import io.ktor.server.cio.CIO
+import io.ktor.server.cio.CIOApplicationEngine
+import java.io.File
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.TimeUnit
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonNull
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.boolean
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.assertAll
+
+// The sandbox answers a USSD charge after this delay, then delivers charge.success.
+private const val CONFIRM_AFTER_MS = 150
+// The sandbox answers by the phone's last four digits: 0000 pays, 3333 never answers.
+private const val PHONE_PAYS = "+233244120000"
+private const val PHONE_NEVER_ANSWERS = "+233244123333"
+private const val CONCURRENT_ORDERS = 16
+// Well above the sandbox's delays and the shop's 5 s SDK timeout: a wait this long is a hang.
+private val DEADLINE: Duration = Duration.ofSeconds(20)
+
+/**
+ * B39: the Ktor shop (src/main/kotlin) as a merchant deploys it, driven over HTTP as its
+ * customers and the service's webhooks reach it: one sandbox for the class, a shop server per
+ * test on a free loopback port, stopped at its end.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ShopServerTest {
+    private val sandbox = Sandbox(CONFIRM_AFTER_MS)
+    private val http: HttpClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+
+    @AfterAll
+    fun stopSandbox() = sandbox.close()
+
+    /** The shop on a free port, with the sandbox delivering its webhooks to it. */
+    private inner class RunningShop : AutoCloseable {
+        val server: EmbeddedServer<CIOApplicationEngine, CIOApplicationEngine.Configuration> =
+            embeddedServer(CIO, port = 0, host = "127.0.0.1") {
+                shop(Client(ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = 5_000)))
+            }.start(wait = false)
+        val url = "http://127.0.0.1:${runBlocking { server.engine.resolvedConnectors().first().port }}"
+
+        init {
+            sandbox.deliverWebhooksTo("$url/webhooks/sika")
+        }
+
+        override fun close() = server.stop(100, 5_000)
+    }
+
+    private fun withShop(test: RunningShop.() -> Unit) = RunningShop().use { it.test() }
+
+    private fun send(request: HttpRequest): HttpResponse<String> = sendAsync(request).get(DEADLINE.seconds, TimeUnit.SECONDS)
+
+    /** The shop's answer; none of them may ever contain the secret key. */
+    private fun sendAsync(request: HttpRequest): CompletableFuture<HttpResponse<String>> =
+        http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenApply { response ->
+            check(KEY !in response.body()) { "the key in an answer of ${request.uri()}" }
+            response
+        }
+
+    private fun RunningShop.order(amount: String, phone: String): HttpRequest =
+        HttpRequest.newBuilder(URI.create("$url/orders")).timeout(DEADLINE)
+            .POST(HttpRequest.BodyPublishers.ofString("""{"amount":"$amount","email":"ama@example.com","phone_number":"$phone"}"""))
+            .header("content-type", "application/json").build()
+
+    private fun RunningShop.check(reference: String): HttpRequest =
+        HttpRequest.newBuilder(URI.create("$url/orders/$reference")).timeout(DEADLINE).GET().build()
+
+    private fun RunningShop.webhook(body: String): HttpRequest =
+        HttpRequest.newBuilder(URI.create("$url/webhooks/sika")).timeout(DEADLINE)
+            .POST(HttpRequest.BodyPublishers.ofString(body)).header("content-type", "application/json").build()
+
+    private fun json(response: HttpResponse<String>): JsonObject = Json.parseToJsonElement(response.body()).jsonObject
+
+    private fun JsonObject.text(name: String): String? = (this[name] as? kotlinx.serialization.json.JsonPrimitive)?.takeIf { it.isString }?.content
+
+    /** Places an order and returns the shop's answer, after checking it was taken (201). */
+    private fun RunningShop.placeOrder(amount: String, phone: String): JsonObject {
+        val response = send(order(amount, phone))
+        assertEquals(201, response.statusCode(), response.body())
+        return json(response)
+    }
+
+    /** Waits for [condition], failing after the deadline: a wait that never ends is a hang. */
+    private fun <T : Any> waitFor(what: String, condition: () -> T?): T {
+        val end = System.nanoTime() + DEADLINE.toNanos()
+        while (System.nanoTime() < end) {
+            condition()?.let { return it }
+            Thread.sleep(50)
+        }
+        throw AssertionError("waited $DEADLINE for: $what")
+    }
+
+    private fun deliveriesFor(reference: String) = sandbox.webhooks().filter { it.text("reference") == reference }
+
+    @Test
+    fun b39_an_order_paid_by_the_customer_is_fulfilled_by_the_sandboxs_webhook_once() = withShop {
+        val reference = placeOrder("20.00", PHONE_PAYS).text("reference")!!
+
+        // The sandbox completes the charge, then delivers charge.success to the shop.
+        val delivery = waitFor("webhook delivery for $reference") { deliveriesFor(reference).firstOrNull() }
+        assertEquals(200, delivery.getValue("http_status").jsonPrimitive.int, delivery.toString())
+
+        val answer = json(send(check(reference)))
+        val transaction = answer.getValue("transaction").jsonObject
+        assertAll(
+            { assertEquals("paid", answer.text("state")) },
+            { assertEquals("webhook", answer.text("fulfilled_by"), "the webhook came first and fulfilled it") },
+            { assertEquals(reference, transaction.text("tx_ref")) },
+            { assertEquals("successful", transaction.text("status")) },
+            { assertEquals("20.00", transaction.text("amount"), "the exact amount") },
+            { assertFalse("ama@example.com" in answer.toString(), "the customer's e-mail in $answer") },
+            { assertFalse(PHONE_PAYS.removePrefix("+") in answer.toString(), "the customer's phone in $answer") },
+        )
+
+        // Deliveries repeat: each is acknowledged, and the order stays fulfilled once, by the first.
+        val repeated = sandbox.sendWebhook(reference, times = 2)
+        assertEquals(listOf(200, 200), repeated.map { it.getValue("http_status").jsonPrimitive.int })
+        assertEquals("webhook", json(send(check(reference))).text("fulfilled_by"))
+    }
+
+    @Test
+    fun b39_an_unanswered_charge_stays_pending_and_its_webhook_asks_for_redelivery() = withShop {
+        val reference = placeOrder("7.50", PHONE_NEVER_ANSWERS).text("reference")!!
+
+        val answer = json(send(check(reference)))
+        assertAll(
+            { assertEquals("pending", answer.text("state")) },
+            { assertEquals(JsonNull, answer["fulfilled_by"]) },
+            { assertEquals("pending", answer.getValue("transaction").jsonObject.text("status")) },
+        )
+        // A notification claiming it succeeded: verified with the service, still pending: 503.
+        val delivery = sandbox.sendWebhook(reference).single()
+        assertEquals(503, delivery.getValue("http_status").jsonPrimitive.int, delivery.toString())
+        assertEquals(JsonNull, json(send(check(reference)))["fulfilled_by"], "never fulfilled while pending")
+    }
+
+    @Test
+    fun b39_an_order_the_shop_does_not_have_is_404_and_nothing_is_sent() = withShop {
+        sandbox.clearRequests()
+        val response = send(check("ORDER-never-placed"))
+        assertEquals(404, response.statusCode())
+        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "no request reached the service")
+    }
+
+    @Test
+    fun b39_junk_and_unknown_webhooks_are_answered_400_without_asking_the_service() = withShop {
+        sandbox.clearRequests()
+        val direct = listOf("", "not json", "{", """{"event":"charge.success"}""", """{"event":"charge.success","data":{"reference":7}}""")
+        for (body in direct) {
+            assertEquals(400, send(webhook(body)).statusCode(), "body: $body")
+        }
+        // Real deliveries from the sandbox: a reference the shop never had, and a raw body.
+        val unknown = sandbox.sendWebhook("ORDER-not-ours").single()
+        assertEquals(400, unknown.getValue("http_status").jsonPrimitive.int, unknown.toString())
+        val junk = sandbox.sendWebhook("ORDER-not-ours", body = "]]junk[[").single()
+        assertEquals(400, junk.getValue("http_status").jsonPrimitive.int, junk.toString())
+        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "nothing verified: none of them is an order of ours")
+    }
+
+    @Test
+    fun b39_bad_order_input_is_refused_with_400_before_anything_is_sent() = withShop {
+        sandbox.clearRequests()
+        val badPhone = send(order("20.00", "12"))
+        assertEquals(400, badPhone.statusCode(), badPhone.body())
+        assertEquals("InvalidInput", json(badPhone).text("error"))
+        val badAmount = send(order("-5", PHONE_PAYS))
+        assertEquals(400, badAmount.statusCode(), badAmount.body())
+        assertEquals("InvalidInput", json(badAmount).text("error"))
+        val notJson = HttpRequest.newBuilder(URI.create("$url/orders")).POST(HttpRequest.BodyPublishers.ofString("amount=5")).build()
+        assertEquals(400, send(notJson).statusCode())
+        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "no request reached the service")
+    }
+
+    @Test
+    fun b39_concurrent_orders_and_checks_are_each_answered_about_their_own_order() = withShop {
+        // Each order of its own amount, so an answer about another one shows in its amount too.
+        val amounts = (1..CONCURRENT_ORDERS).map { "$it.${it + 10}" }
+        val placed = amounts.map { sendAsync(order(it, PHONE_PAYS)) }.map { it.get(DEADLINE.seconds, TimeUnit.SECONDS) }
+        assertTrue(placed.all { it.statusCode() == 201 }, placed.joinToString { "${it.statusCode()} ${it.body()}" })
+        val references = placed.map { json(it).text("reference")!! }
+        assertEquals(amounts, placed.map { json(it).text("amount") })
+
+        // Checked all at once, again and again, until every order is paid (by its webhook or its check).
+        val answers = waitFor("all $CONCURRENT_ORDERS orders paid") {
+            val round = references.map { sendAsync(check(it)) }.map { json(it.get(DEADLINE.seconds, TimeUnit.SECONDS)) }
+            for ((index, answer) in round.withIndex()) {
+                assertEquals(references[index], answer.text("reference"))
+                val transaction = answer.getValue("transaction").jsonObject
+                assertEquals(references[index], transaction.text("tx_ref"), "a crossed answer")
+                assertEquals(amounts[index], transaction.text("amount"), "a crossed answer")
+            }
+            round.takeIf { answers -> answers.all { it.text("state") == "paid" } }
+        }
+        assertTrue(answers.all { it.text("fulfilled_by") in setOf("webhook", "check") })
+        val deliveries = sandbox.webhooks().filter { it.text("reference") in references }
+        assertTrue(deliveries.all { it.getValue("delivered").jsonPrimitive.boolean }, deliveries.toString())
+    }
+
+    @Test
+    fun b39_a_charge_whose_answer_was_lost_is_followed_by_its_reference_and_never_sent_again() = withShop {
+        sandbox.clearRequests()
+        // The service takes the charge, and its answer is lost on the way back.
+        sandbox.fault("/charge", "after_processing", count = 1)
+        val response = send(order("9.99", PHONE_PAYS))
+        assertEquals(202, response.statusCode(), response.body())
+        val reference = json(response).text("reference")!!
+
+        // It did go through: the webhook fulfils the order, and the check says paid.
+        val delivery = waitFor("webhook delivery for $reference") { deliveriesFor(reference).firstOrNull() }
+        assertEquals(200, delivery.getValue("http_status").jsonPrimitive.int, delivery.toString())
+        assertEquals("paid", json(send(check(reference))).text("state"))
+        val charges = sandbox.requests().filter { it.text("path") == "/charge" }
+        assertEquals(1, charges.size, "the charge was sent once: $charges")
+    }
+
+    @Test
+    fun b39_a_failing_or_hostile_service_is_answered_as_an_error_never_as_paid() = withShop {
+        val reference = placeOrder("4.40", PHONE_NEVER_ANSWERS).text("reference")!!
+        try {
+            // Every verify answered 500: the check is a 502 naming the error, the webhook a 503
+            // (the service delivers it again later).
+            sandbox.fault("/transaction/verify", "status", count = 100, options = "\"status\":500")
+            val outage = send(check(reference))
+            assertEquals(502, outage.statusCode(), outage.body())
+            assertEquals("Api", json(outage).text("error"), outage.body())
+            assertEquals(503, sandbox.sendWebhook(reference).single().getValue("http_status").jsonPrimitive.int)
+
+            // A verify answer saying "failed" and then "successful" for the same transaction.
+            sandbox.clearFaults()
+            sandbox.fault("/transaction/verify", "duplicate_keys", count = 100, options = "\"first\":\"failed\",\"second\":\"successful\"")
+            val hostile = send(check(reference))
+            assertEquals(502, hostile.statusCode(), hostile.body())
+            assertEquals("UnexpectedResponse", json(hostile).text("error"), hostile.body())
+            // Not decidable: delivered again later, never acknowledged as paid.
+            assertEquals(503, sandbox.sendWebhook(reference).single().getValue("http_status").jsonPrimitive.int)
+        } finally {
+            sandbox.clearFaults()
+        }
+        assertEquals(JsonNull, json(send(check(reference)))["fulfilled_by"], "never fulfilled")
+    }
+
+    @Test
+    fun b39_stopping_the_server_shuts_its_client_down() {
+        val shop = RunningShop()
+        try {
+            shop.placeOrder("3.00", PHONE_NEVER_ANSWERS) // the shop's client keeps a connection open
+        } finally {
+            shop.close()
+        }
+        // client.shutdown() at ApplicationStopped closes it: only this control request's remains.
+        waitFor("the shop's connections closed") { sandbox.openConnections().takeIf { it == 1 } }
+    }
+
+    @Test
+    fun b39_the_readmes_ktor_snippets_are_this_tested_code() {
+        val readme = File(System.getProperty("sika.kotlin.readme")).readText()
+        val source = File("src/main/kotlin/dev/sika/examples/ktor/Shop.kt").readText()
+        // A README block from this file starts with the comment naming it.
+        val header = "// From examples/ktor-server/src/main/kotlin/dev/sika/examples/ktor/Shop.kt\n"
+        val blocks = Regex("```kotlin\n(.*?)```", RegexOption.DOT_MATCHES_ALL).findAll(readme)
+            .map { it.groupValues[1] }.filter { it.startsWith(header) }.map { it.removePrefix(header) }.toList()
+        assertEquals(2, blocks.size, "the Ktor section's and the Webhooks section's snippets")
+        for (block in blocks) {
+            // The same lines, at the indentation they have in the file.
+            val found = (0..12).any { indent -> block.lines().joinToString("\n") { if (it.isEmpty()) it else " ".repeat(indent) + it } in source }
+            assertTrue(found, "not in Shop.kt as it is:\n$block")
+        }
+    }
+}

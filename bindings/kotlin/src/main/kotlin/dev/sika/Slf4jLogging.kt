@@ -1,0 +1,83 @@
+package dev.sika
+
+import org.slf4j.Logger
+import org.slf4j.LoggerFactory
+import org.slf4j.helpers.NOPLoggerFactory
+import org.slf4j.spi.SLF4JServiceProvider
+import java.util.ServiceLoader
+
+/**
+ * The core's logs in SLF4J (ADR 0014): each record goes to the SLF4J logger its `target` names
+ * (`sika.transport` for requests and retries, `sika.client` for charges) at its level, and the
+ * core follows the levels the application configures, within a second of any change.
+ *
+ * Installed by the generated code as it loads the native library (the Kotlin patch
+ * `slf4j_logging`), so nothing is to be called. Without an SLF4J provider (SLF4J's NOP) nothing
+ * is installed and `SIKA_LOG` turns on the core's console on standard error, as before.
+ */
+internal object Slf4jLogging : LogSink {
+    /** The loggers the core writes to, whose levels decide what the core builds at all. */
+    private val sikaLoggers: List<Logger> by lazy {
+        listOf("sika", "sika.transport", "sika.client").map(LoggerFactory::getLogger)
+    }
+
+    /** Called on the thread that logs; SLF4J's loggers are thread-safe. Never throws into the core. */
+    override fun log(record: LogRecord) {
+        try {
+            val logger = LoggerFactory.getLogger(record.target)
+            // The message is passed as it is (no arguments), so SLF4J never reads `{}` in it.
+            when (record.level) {
+                LogLevel.ERROR -> logger.error(record.message)
+                LogLevel.WARN -> logger.warn(record.message)
+                LogLevel.INFO -> logger.info(record.message)
+                LogLevel.DEBUG -> logger.debug(record.message)
+                LogLevel.TRACE -> logger.trace(record.message)
+            }
+        } catch (_: Throwable) {
+            // An appender that throws must not reach the SDK call that logged.
+        }
+    }
+
+    /** Asked by the core at install and at most once a second: the most detailed level any `sika` logger accepts. */
+    override fun level(): LogLevel? = try {
+        sikaLoggers.mapNotNull(::levelOf).maxByOrNull { it.ordinal }
+    } catch (_: Throwable) {
+        LogLevel.TRACE // unknown: everything is delivered and the loggers filter
+    }
+
+    private fun levelOf(logger: Logger): LogLevel? = when {
+        logger.isTraceEnabled -> LogLevel.TRACE
+        logger.isDebugEnabled -> LogLevel.DEBUG
+        logger.isInfoEnabled -> LogLevel.INFO
+        logger.isWarnEnabled -> LogLevel.WARN
+        logger.isErrorEnabled -> LogLevel.ERROR
+        else -> null
+    }
+
+    /**
+     * Installs the sink unless SLF4J has no provider or is missing from the class path. A
+     * shutdown hook closes it first, so no SDK thread calls into a JVM that is shutting down;
+     * when the hook cannot be registered (the JVM is already shutting down), nothing is
+     * installed. Never throws: logging must not stop the library from loading.
+     */
+    /** A provider named by `slf4j.provider`, or one that `ServiceLoader` finds beside slf4j-api. */
+    private fun hasProvider(): Boolean =
+        System.getProperty("slf4j.provider") != null ||
+            ServiceLoader.load(SLF4JServiceProvider::class.java, SLF4JServiceProvider::class.java.classLoader).iterator().hasNext()
+
+    @JvmStatic
+    fun install() {
+        try {
+            // Looked up as SLF4J looks, but without starting it: SLF4J's first use prints a
+            // "no providers" notice on standard error, which an application without SLF4J
+            // logging must not get from merely using the SDK.
+            if (!hasProvider() || LoggerFactory.getILoggerFactory() is NOPLoggerFactory) return
+            Runtime.getRuntime().addShutdownHook(Thread(::closeLogSink, "sika-close-log-sink"))
+            if (!setLogSink(this)) return
+            // SIKA_LOG: the core's console on standard error at that level, beside SLF4J.
+            logLevelFromEnv()?.let(::enableLogging)
+        } catch (_: Throwable) {
+            // No SLF4J, or the JVM is exiting: the core's console stays (SIKA_LOG).
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.sika
+
+import java.io.File
+import java.nio.file.Files
+import java.util.concurrent.TimeUnit
+import java.util.jar.JarFile
+import javax.tools.ToolProvider
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Assumptions.assumeTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+
+/**
+ * B44: the Java example (examples/java), compiled by javac against the built jar and its
+ * runtime classpath, run against the sandbox on this JDK (17) and on the newest JDK the machine
+ * has (`$SIKA_NEWEST_JAVA`, installed by scripts/test-kotlin), where JNA's native access must
+ * be enabled by the documented flag. Run by Failsafe after `package`, so the jar exists.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JavaExampleIT {
+    private val jar = File(System.getProperty("sika.jar"))
+    private val classpath = jar.path + File.pathSeparator + File(System.getProperty("sika.runtime.classpath")).readText().trim()
+    private val classes: File by lazy(::compile)
+    /** Set by scripts/test-kotlin, which always finds or installs one; a bare `mvn verify` skips those runs. */
+    private val newestJava: String
+        get() = System.getenv("SIKA_NEWEST_JAVA").also {
+            assumeTrue(it != null, "SIKA_NEWEST_JAVA is not set: scripts/test-kotlin sets it")
+        }!!
+
+    /** What the run prints for the order and the two failing look-ups the test sets up. */
+    private val expectedLines = listOf(
+        "   InvalidInput: field amount, ",
+        "   ChargeOutcomeUnknown: following JAVA-ORDER-1 instead of charging again",
+        "   final status: ",
+        "   Confirmed: ship (paid 25.50)",
+        "   Fulfil: ship once, answer HTTP 200",
+        "   RateLimited: retry after 30 s",
+        "   Api: HTTP 500, ",
+    )
+
+    private fun compile(): File {
+        val out = Files.createTempDirectory("sika-java-example").toFile().also { it.deleteOnExit() }
+        val sources = File(System.getProperty("sika.java.example")).walk().filter { it.extension == "java" }.map { it.path }.toList()
+        assertTrue(sources.isNotEmpty(), "no Java sources in examples/java")
+        val errors = java.io.ByteArrayOutputStream()
+        val javac = ToolProvider.getSystemJavaCompiler()
+        val status = javac.run(null, errors, errors, "--release", "17", "-Xlint:all", "-Werror", "-cp", classpath, "-d", out.path, *sources.toTypedArray())
+        assertEquals(0, status, "javac failed:\n$errors")
+        return out
+    }
+
+    private class Run(val status: Int, val stdout: String, val stderr: String)
+
+    /** Runs the example with [java] and [flags] against a fresh sandbox set up to fail as the example expects. */
+    private fun runExample(java: String, vararg flags: String): Run = Sandbox().use { sandbox ->
+        // The charge reaches the service but its answer is lost; two look-ups meet a 429 and a 500.
+        sandbox.fault("/charge", "after_processing", "then" to "status", "status" to 502)
+        sandbox.fault("/transaction/verify/JAVA-BUSY", "status", 2, JsonObject(mapOf("status" to JsonPrimitive(429), "retry_after" to JsonPrimitive(30))))
+        sandbox.fault("/transaction/verify/JAVA-DOWN", "status", 2, JsonObject(mapOf("status" to JsonPrimitive(500))))
+        val stdout = File.createTempFile("java-example", ".out").also { it.deleteOnExit() }
+        val stderr = File.createTempFile("java-example", ".err").also { it.deleteOnExit() }
+        val command = listOf(java, *flags, "-cp", classes.path + File.pathSeparator + classpath, "dev.sika.examples.JavaCheckout", "JAVA-ORDER-1", "JAVA-BUSY", "JAVA-DOWN")
+        val process = ProcessBuilder(command).redirectOutput(stdout).redirectError(stderr)
+            .apply { environment().putAll(mapOf("SIKA_BASE_URL" to sandbox.url, "SIKA_SECRET_KEY" to KEY)) }
+            .start()
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly()
+            error("the example did not end within 60 s:\n${stdout.readText()}\n${stderr.readText()}")
+        }
+        Run(process.exitValue(), stdout.readText(), stderr.readText())
+    }
+
+    private fun assertFlowRan(run: Run) {
+        val report = "stdout:\n${run.stdout}\nstderr:\n${run.stderr}"
+        assertEquals(0, run.status, report)
+        for (line in expectedLines) {
+            assertTrue(run.stdout.lines().any { it.startsWith(line) }, "missing `$line` in\n$report")
+        }
+        assertFalse("${run.stdout}${run.stderr}".contains(KEY), "the key leaked")
+    }
+
+    private fun majorVersion(java: String): Int {
+        val process = ProcessBuilder(java, "-XshowSettings:properties", "-version").redirectErrorStream(true).start()
+        val text = process.inputStream.bufferedReader().readText()
+        process.waitFor()
+        val version = Regex("java\\.specification\\.version = (\\d+)").find(text) ?: error("no version from $java:\n$text")
+        return version.groupValues[1].toInt()
+    }
+
+    private fun nativeAccessWarnings(stderr: String) =
+        stderr.lines().filter { it.contains("restricted method", ignoreCase = true) || it.contains("native access", ignoreCase = true) }
+
+    @Test
+    fun testB44TheJavaExampleRunsOnJdk17() {
+        val java = File(System.getProperty("java.home"), "bin/java").path
+        assertEquals(17, majorVersion(java))
+        val run = runExample(java)
+        assertFlowRan(run)
+        assertEquals("", run.stderr, "JDK 17 prints nothing on standard error")
+    }
+
+    @Test
+    fun testB44TheJavaExampleRunsOnTheNewestJdkWithoutNativeAccessWarnings() {
+        assertTrue(majorVersion(newestJava) >= 22, "$newestJava is not a JDK 22+")
+        val run = runExample(newestJava, "--enable-native-access=ALL-UNNAMED")
+        assertFlowRan(run)
+        assertEquals(emptyList<String>(), nativeAccessWarnings(run.stderr), run.stderr)
+        assertFalse(run.stderr.contains("WARNING"), run.stderr)
+    }
+
+    /** Records why the README asks for the flag: without it, JDK 24+ warns as JNA loads the library. */
+    @Test
+    fun testB44WithoutTheFlagTheNewestJdkWarnsAboutRestrictedMethods() {
+        val major = majorVersion(newestJava)
+        val run = runExample(newestJava)
+        assertFlowRan(run)
+        if (major >= 24) {
+            assertTrue(nativeAccessWarnings(run.stderr).isNotEmpty(), "JDK $major printed no restricted-method warning:\n${run.stderr}")
+        }
+    }
+
+    @Test
+    fun testB44TheJarDeclaresNativeAccessInItsManifest() {
+        JarFile(jar).use { file ->
+            assertEquals("ALL-UNNAMED", file.manifest.mainAttributes.getValue("Enable-Native-Access"))
+            assertTrue(file.getEntry("linux-x86-64/libsika_ffi.so") != null, "the jar carries the library")
+        }
+    }
+}

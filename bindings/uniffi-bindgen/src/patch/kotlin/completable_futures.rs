@@ -1,0 +1,172 @@
+//! Kotlin: a `CompletableFuture` twin of every `suspend` method, for Java callers (ADR 0018).
+//!
+//! Java cannot call a `suspend` function (it sees `Object f(args, Continuation)`). For each
+//! `suspend fun name(...)` of an object's interface, the object gets
+//! `fun nameAsync(...): CompletableFuture<T>` that runs the suspend call with
+//! `kotlinx.coroutines.future.future` on `Dispatchers.Default`: the future completes with the
+//! result or fails with the call's `SikaException`, and cancelling the future cancels the
+//! coroutine, which cancels the Rust future as a Kotlin cancellation does. Generated, so a new
+//! suspend method cannot lack its twin.
+
+use super::super::replace_exactly;
+
+/// The scope the futures run in: never cancelled as a whole (each future cancels only its own
+/// call), and a failing call does not cancel the others.
+const SCOPE: &str = "\n/** Runs the `...Async` twins of the suspend methods (ADR 0018). */\n\
+private val sikaJavaFutures = kotlinx.coroutines.CoroutineScope(\n    \
+kotlinx.coroutines.SupervisorJob() + kotlinx.coroutines.Dispatchers.Default,\n)\n";
+
+pub fn patch(text: String) -> Result<String, String> {
+    let mut patched = text.clone();
+    let mut twins = 0;
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find("\npublic interface ") {
+        let header = &rest[start + 1..];
+        let name_end = header.find(" {\n").ok_or("an interface without a body")?;
+        let interface = &header["public interface ".len()..name_end];
+        let body_len = header.find("\n}\n").ok_or("an unterminated interface")?;
+        let body = &header[..body_len];
+        rest = &header[body_len..];
+        let methods = body
+            .lines()
+            .filter_map(|line| line.strip_prefix("    suspend fun "))
+            .map(SuspendMethod::parse)
+            .collect::<Result<Vec<_>, _>>()?;
+        if methods.is_empty() {
+            continue;
+        }
+        let class = interface.strip_suffix("Interface").ok_or("a suspend interface not named `...Interface`")?;
+        let opening = format!("open class {class}: Disposable, AutoCloseable, {interface}\n{{\n");
+        let members: String = methods.iter().map(SuspendMethod::twin).collect();
+        if let Some(missing) =
+            methods.iter().find(|m| !patched.contains(&format!("override suspend fun `{}`(", m.name)))
+        {
+            return Err(format!("{class} does not implement `suspend fun {}`", missing.name));
+        }
+        patched =
+            replace_exactly(&patched, &opening, &format!("{opening}{members}"), 1, &format!("`open class {class}`"))?;
+        twins += methods.len();
+    }
+    if twins == 0 {
+        return Err("no `suspend fun` in any object's interface".to_owned());
+    }
+    patched = replace_exactly(
+        &patched,
+        "\nimport java.nio.ByteBuffer\n",
+        "\nimport java.nio.ByteBuffer\nimport kotlinx.coroutines.future.future\n",
+        1,
+        "`import java.nio.ByteBuffer`",
+    )?;
+    patched.push_str(SCOPE);
+    Ok(patched)
+}
+
+/// One `suspend fun` line of an interface: `` `name`(`a`: A, `b`: B? = null): R ``.
+struct SuspendMethod<'a> {
+    name: &'a str,
+    parameters: &'a str,
+    names: Vec<&'a str>,
+    result: &'a str,
+}
+
+impl<'a> SuspendMethod<'a> {
+    fn parse(line: &'a str) -> Result<Self, String> {
+        let shape = || format!("unexpected suspend method `{line}`");
+        let line = line.strip_prefix('`').ok_or_else(shape)?;
+        let (name, signature) = line.split_once("`(").ok_or_else(shape)?;
+        // The parameter list ends at the `)` that closes the first `(`.
+        let mut depth = 1;
+        let close = signature
+            .char_indices()
+            .find(|&(_, c)| {
+                depth += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                depth == 0
+            })
+            .ok_or_else(shape)?
+            .0;
+        let parameters = &signature[..close];
+        let result = match signature[close + 1..].trim() {
+            "" => "Unit",
+            returns => returns.strip_prefix(": ").ok_or_else(shape)?,
+        };
+        let names = split_top_level(parameters)
+            .into_iter()
+            .map(|parameter| {
+                parameter.trim().strip_prefix('`').and_then(|p| p.split_once("`:")).map(|(n, _)| n).ok_or_else(shape)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self { name, parameters, names, result })
+    }
+
+    fn twin(&self) -> String {
+        let arguments: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
+        let call = format!("`{}`({})", self.name, arguments.join(", "));
+        // `Unit` would reach Java as `CompletableFuture<kotlin.Unit>`; `Void` is Java's "no value".
+        let (result, body) = match self.result {
+            "Unit" => ("Void?".to_owned(), format!("{call}; null")),
+            result => (result.to_owned(), call),
+        };
+        let overloads = if self.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
+        format!(
+            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        sikaJavaFutures.future {{ {body} }}\n\n",
+            name = self.name,
+            parameters = self.parameters,
+        )
+    }
+}
+
+/// `parameters` split at its commas outside `<...>` and `(...)`; none for an empty list.
+fn split_top_level(parameters: &str) -> Vec<&str> {
+    if parameters.trim().is_empty() {
+        return Vec::new();
+    }
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (index, c) in parameters.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&parameters[start..index]);
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&parameters[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SuspendMethod, patch};
+
+    #[test]
+    fn twins_keep_parameters_defaults_and_results() {
+        let method =
+            SuspendMethod::parse("`find`(`a`: Map<String, Int>, `b`: kotlin.String? = null): List<Bank>").unwrap();
+        assert_eq!(method.names, ["a", "b"]);
+        let twin = method.twin();
+        assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaJavaFutures.future { `find`(`a`, `b`) }\n"), "{twin}");
+        // No result: Java's `Void`, not `kotlin.Unit`; no defaults: no overloads.
+        let twin = SuspendMethod::parse("`ping`()").unwrap().twin();
+        assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaJavaFutures.future { `ping`(); null }\n"), "{twin}");
+        assert!(!twin.contains("@JvmOverloads"));
+        assert!(SuspendMethod::parse("find(a: Int): Int").is_err());
+    }
+
+    #[test]
+    fn the_shape_is_checked() {
+        let generated = "\nimport java.nio.ByteBuffer\n\npublic interface ClientInterface {\n    suspend fun `get`(`id`: kotlin.String): Transaction\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    override suspend fun `get`(`id`: kotlin.String) : Transaction {\n    }\n}\n";
+        let patched = patch(generated.to_owned()).unwrap();
+        assert!(patched.contains("ClientInterface\n{\n    /**"));
+        assert!(patched.contains("import kotlinx.coroutines.future.future\n"));
+        // No implementation to call, no suspend method at all, or a renamed class: the build fails.
+        assert!(patch(generated.replace("override suspend fun `get`", "override suspend fun `got`")).is_err());
+        assert!(patch(generated.replace("suspend fun", "fun")).is_err());
+        assert!(patch(generated.replace("open class Client:", "class Client:")).is_err());
+    }
+}
