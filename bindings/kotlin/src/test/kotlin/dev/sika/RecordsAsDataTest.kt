@@ -1,9 +1,11 @@
 package dev.sika
 
+import com.fasterxml.jackson.annotation.JsonTypeInfo
 import com.fasterxml.jackson.databind.JsonMappingException
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize
 import com.fasterxml.jackson.databind.annotation.JsonSerialize
+import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator
 import com.fasterxml.jackson.module.kotlin.jacksonObjectMapper
 import com.fasterxml.jackson.module.kotlin.readValue
 import java.io.File
@@ -111,6 +113,22 @@ class RecordsAsDataTest {
         val back = mapper.readValue<StoredOrder>(text)
         assertEquals(order, back)
         assertEquals(TransactionStatus.Unknown("success"), back.status, "`success` read back is never paid")
+    }
+
+    /** Type ids, as Spring's Redis cache (`GenericJackson2JsonRedisSerializer`) writes them. */
+    @Test
+    fun b40JacksonWithTypeIdsRoundTripsRecordsAndEnums() {
+        val types = BasicPolymorphicTypeValidator.builder().allowIfBaseType(Any::class.java).build()
+        val mapper = jacksonObjectMapper()
+            .activateDefaultTyping(types, ObjectMapper.DefaultTyping.EVERYTHING, JsonTypeInfo.As.PROPERTY)
+        for (value in samples + listOf(TransactionStatus.Unknown("success"), PaymentType.MobileMoney, BankAccountType.Nuban)) {
+            val text = mapper.writeValueAsString(value)
+            assertTrue(text.contains(value.javaClass.name), text)
+            assertEquals(value, mapper.readValue(text, Any::class.java), text)
+        }
+        val text = mapper.writeValueAsString(seeded)
+        val tree = ObjectMapper().readTree(text)
+        assertEquals(listOf("dev.sika.Transaction", "100.10", "successful"), listOf("@class", "amount", "status").map { tree[it].textValue() })
     }
 
     @Test

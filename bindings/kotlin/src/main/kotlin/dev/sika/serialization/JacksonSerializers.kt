@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationContext
 import com.fasterxml.jackson.databind.JsonMappingException
 import com.fasterxml.jackson.databind.SerializerProvider
 import com.fasterxml.jackson.databind.deser.std.StdDeserializer
+import com.fasterxml.jackson.databind.jsontype.TypeSerializer
 import com.fasterxml.jackson.databind.ser.std.StdSerializer
 import dev.sika.SikaException
 import java.io.StringWriter
@@ -27,6 +28,18 @@ internal abstract class RecordJacksonSerializer<T : Any>(type: Class<T>, private
             generator.copyCurrentStructure(parser)
         }
     }
+
+    /** With type ids (Spring's Redis cache, default typing): the id, then the core's fields. */
+    override fun serializeWithType(value: T, generator: JsonGenerator, provider: SerializerProvider, types: TypeSerializer) {
+        val typeId = types.writeTypePrefix(generator, types.typeId(value, JsonToken.START_OBJECT))
+        coreJson.createParser(toJson(value)).use { parser ->
+            parser.nextToken()
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                generator.copyCurrentStructure(parser)
+            }
+        }
+        types.writeTypeSuffix(generator, typeId)
+    }
 }
 
 /** A record read by the core's `<record>FromJson()`; its `SikaException` is the cause. */
@@ -42,7 +55,7 @@ internal abstract class RecordJacksonDeserializer<T : Any>(type: Class<T>, priva
             if (parser.currentToken() == JsonToken.START_OBJECT) {
                 generator.copyCurrentStructure(parser)
             } else {
-                // Jackson has already read the `{` (a buffered or polymorphic value): the rest.
+                // Jackson has already read the `{` and a type id (a polymorphic value): the rest.
                 generator.writeStartObject()
                 while (parser.currentToken() == JsonToken.FIELD_NAME) {
                     generator.copyCurrentStructure(parser)
@@ -63,6 +76,12 @@ internal abstract class RecordJacksonDeserializer<T : Any>(type: Class<T>, priva
 internal abstract class TextJacksonSerializer<T : Any>(type: Class<T>) : StdSerializer<T>(type) {
     override fun serialize(value: T, generator: JsonGenerator, provider: SerializerProvider) {
         generator.writeString(value.toString())
+    }
+
+    override fun serializeWithType(value: T, generator: JsonGenerator, provider: SerializerProvider, types: TypeSerializer) {
+        val typeId = types.writeTypePrefix(generator, types.typeId(value, JsonToken.VALUE_STRING))
+        serialize(value, generator, provider)
+        types.writeTypeSuffix(generator, typeId)
     }
 }
 
