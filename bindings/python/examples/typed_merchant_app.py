@@ -120,6 +120,11 @@ def archived(transaction: sika.Transaction) -> str:
     """A transaction for the application's own store: the core's JSON (exact amounts)."""
     record = transaction.to_dict()
     assert json.loads(transaction.to_json()) == record
+    assert sika.transaction_from_json(transaction.to_json()) == transaction  # read back from the store
+    if transaction.customer is not None:
+        assert sika.customer_from_json(transaction.customer.to_json()) == transaction.customer
+    fields = transaction.custom_fields
+    assert [sika.custom_field_from_json(field.to_json()) for field in fields] == fields
     match transaction:
         case sika.Transaction(_, domain, amount, currency):  # a record's positional pattern
             return f"{domain}: {amount} {currency} -> {json.dumps(record, sort_keys=True)[:40]}"
@@ -139,7 +144,7 @@ def describe(transaction: sika.Transaction) -> str:
 
 
 def charge_request(reference: str, phone: str, amount: Decimal, provider: str) -> sika.ChargeRequest:
-    return sika.ChargeRequest(
+    request = sika.ChargeRequest(
         amount=amount,
         email=EMAIL,
         phone_number=sika.normalize_phone_number(phone, "GH"),
@@ -148,6 +153,8 @@ def charge_request(reference: str, phone: str, amount: Decimal, provider: str) -
         provider=provider,
         callback_url="https://shop.example.com/return",
     )
+    assert sika.charge_request_from_json(request.to_json()) == request  # e.g. queued for a worker
+    return request
 
 
 def wait_options(cancellation: sika.Cancellation | None = None) -> sika.AwaitOptions:
@@ -234,9 +241,11 @@ async def webhook(client: sika.Client, body: bytes, orders: dict[str, sika.Expec
         event = sika.parse_webhook_event(body)
     except sika.SikaError.InvalidInput:
         return 400, "not a webhook"
+    assert sika.webhook_event_from_json(event.to_json()) == event  # e.g. queued for a worker
     expected = orders.get(event.reference or "")
     if expected is None:
         return 400, f"{event.event} about an unknown order"
+    assert sika.expected_payment_from_json(expected.to_json()) == expected
     return what_to_answer(await client.handle_webhook(body, expected))
 
 
@@ -256,12 +265,19 @@ async def banks(client: sika.Client, blocking: sika.BlockingClient, country: str
 def offline(providers_body: bytes, banks_body: bytes, transaction_body: bytes, charge_body: bytes) -> list[str]:
     """What needs no service: the country table, phone numbers, and decoding answers that the
     application fetched with its own HTTP stack."""
-    lines = [f"{c.code} {c.name} {c.currency} mobile money: {c.mobile_money}" for c in sika.countries()]
+    countries = sika.countries()
+    assert [sika.country_info_from_json(country.to_json()) for country in countries] == countries
+    lines = [f"{c.code} {c.name} {c.currency} mobile money: {c.mobile_money}" for c in countries]
     lines.append(sika.normalize_phone_number("024 412 3456", "GH"))
-    lines.extend(provider.provider_type for provider in sika.decode_providers_response(200, providers_body))
-    lines.extend(account_scheme(bank.account_type) for bank in sika.decode_banks_response(200, banks_body))
+    providers = sika.decode_providers_response(200, providers_body)
+    assert [sika.mobile_money_provider_from_json(provider.to_json()) for provider in providers] == providers
+    lines.extend(provider.provider_type for provider in providers)
+    banks = sika.decode_banks_response(200, banks_body)
+    assert [sika.bank_from_json(bank.to_json()) for bank in banks] == banks
+    lines.extend(account_scheme(bank.account_type) for bank in banks)
     lines.append(what_to_do(sika.decode_transaction_response(200, transaction_body).status))
     charge = sika.decode_charge_response(200, charge_body)
+    assert sika.charge_response_from_json(charge.to_json()) == charge
     lines.append(f"{charge.http_status} {charge.status} {charge.data_json is not None} {len(charge.raw_json)}")
     return lines
 

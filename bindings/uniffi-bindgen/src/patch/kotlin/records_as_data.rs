@@ -1,0 +1,139 @@
+//! Kotlin: records and the text enums serialise with Jackson and kotlinx.serialization, with no
+//! adapter written by the merchant (ADR 0017).
+//!
+//! UniFFI writes plain data classes and sealed classes: Jackson sees a status as a bean with no
+//! properties (`"status":{}`) and kotlinx.serialization has no serializer at all. Each record
+//! with the core's reader `<record>FromJson(json)` gets `@JsonSerialize`, `@JsonDeserialize` and
+//! `@Serializable(with = ...)` naming small classes appended here, which go through the core's
+//! `toJson()` and that reader; each enum with `<enum>FromText(text)` gets the same through its
+//! printed text (the core's `Display`) and that parser. The bases of those classes are
+//! hand-written (`bindings/kotlin/src/main/kotlin/dev/sika/serialization/`); no field is mapped
+//! in Kotlin. Jackson and kotlinx.serialization are optional dependencies: the JVM ignores an
+//! annotation whose class is missing, so merchants without them are unaffected.
+
+use super::super::replace_exactly;
+
+const RECORD_READER: &str = "FromJson`(`json`: kotlin.String): ";
+const ENUM_PARSER: &str = "FromText`(`text`: kotlin.String): ";
+const TO_JSON: &str = "fun `toJson`(): kotlin.String";
+
+pub fn patch(text: String) -> Result<String, String> {
+    let records = readers(&text, RECORD_READER)?;
+    let enums = readers(&text, ENUM_PARSER)?;
+    if records.is_empty() || enums.is_empty() {
+        return Err(format!(
+            "found {} record readers and {} enum parsers, expected some of each",
+            records.len(),
+            enums.len()
+        ));
+    }
+    // Every record with the core's `to_json()` must have its reader, or it would silently keep
+    // Jackson's empty beans: the reader is added in the core (`from_json_functions!`).
+    let writers = text.matches(TO_JSON).count();
+    if writers != records.len() {
+        return Err(format!(
+            "{writers} records have toJson() but {} have a *FromJson reader ({}): add the missing ones to \
+             from_json_functions! in core/src/models/json.rs",
+            records.len(),
+            records.join(", ")
+        ));
+    }
+    let mut patched = text;
+    let mut serializers = String::from(
+        "\n// Jackson and kotlinx.serialization of the records and text enums, through the core's JSON\n\
+         // and texts (ADR 0017; added by bindings/uniffi-bindgen's records_as_data patch).\n",
+    );
+    for record in &records {
+        let declaration = format!("\ndata class {record} (\n");
+        patched = replace_exactly(
+            &patched,
+            &declaration,
+            &format!("\n{}{declaration}", annotations(record)),
+            1,
+            &declaration,
+        )?;
+        let reader = format!("::{}FromJson", lower_first(record));
+        serializers.push_str(&format!(
+            "internal class {record}JacksonSerializer : dev.sika.serialization.RecordJacksonSerializer<{record}>({record}::class.java, {record}::toJson)\n\
+             internal class {record}JacksonDeserializer : dev.sika.serialization.RecordJacksonDeserializer<{record}>({record}::class.java, {reader})\n\
+             internal object {record}Serializer : dev.sika.serialization.RecordSerializer<{record}>(\"dev.sika.{record}\", {record}::toJson, {reader})\n"
+        ));
+    }
+    for name in &enums {
+        let declaration = format!("\nsealed class {name} {{\n");
+        patched =
+            replace_exactly(&patched, &declaration, &format!("\n{}{declaration}", annotations(name)), 1, &declaration)?;
+        let parser = format!("::{}FromText", lower_first(name));
+        serializers.push_str(&format!(
+            "internal class {name}JacksonSerializer : dev.sika.serialization.TextJacksonSerializer<{name}>({name}::class.java)\n\
+             internal class {name}JacksonDeserializer : dev.sika.serialization.TextJacksonDeserializer<{name}>({name}::class.java, {parser})\n\
+             internal object {name}Serializer : dev.sika.serialization.TextSerializer<{name}>(\"dev.sika.{name}\", {parser})\n"
+        ));
+    }
+    patched.push_str(&serializers);
+    Ok(patched)
+}
+
+/// The types of the exported functions `<type>FromJson(json)` (or `FromText(text)`), checked to
+/// be named after the type they return.
+fn readers(text: &str, signature: &str) -> Result<Vec<String>, String> {
+    let mut types = Vec::new();
+    for (at, _) in text.match_indices(signature) {
+        let function = text[..at].rsplit('`').next().unwrap_or_default();
+        let rest = &text[at + signature.len()..];
+        let name = rest.split(" {").next().unwrap_or_default();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric()) || function != lower_first(name) {
+            return Err(format!("unexpected reader `{function}…{signature}{name}`"));
+        }
+        types.push(name.to_owned());
+    }
+    Ok(types)
+}
+
+fn annotations(name: &str) -> String {
+    format!(
+        "@com.fasterxml.jackson.databind.annotation.JsonSerialize(using = {name}JacksonSerializer::class)\n\
+         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = {name}JacksonDeserializer::class)\n\
+         @kotlinx.serialization.Serializable(with = {name}Serializer::class)"
+    )
+}
+
+fn lower_first(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map(|first| first.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GENERATED: &str = "\ndata class Bank (\n    var `id`: kotlin.Long\n){\n    fun `toJson`(): kotlin.String {\n    }\n}\n\
+        \nsealed class BankAccountType {\n}\n\
+        \n         */ fun `bankFromJson`(`json`: kotlin.String): Bank {\n    }\n\
+        \n         */ fun `bankAccountTypeFromText`(`text`: kotlin.String): BankAccountType {\n    }\n";
+
+    #[test]
+    fn annotates_records_and_enums_and_appends_their_serializers() {
+        let patched = patch(GENERATED.to_owned()).expect("patches");
+        assert!(
+            patched.contains("@kotlinx.serialization.Serializable(with = BankSerializer::class)\ndata class Bank (\n")
+        );
+        assert!(patched.contains("(with = BankAccountTypeSerializer::class)\nsealed class BankAccountType {\n"));
+        assert!(patched.contains("RecordJacksonDeserializer<Bank>(Bank::class.java, ::bankFromJson)"));
+        assert!(
+            patched
+                .contains("TextSerializer<BankAccountType>(\"dev.sika.BankAccountType\", ::bankAccountTypeFromText)")
+        );
+    }
+
+    #[test]
+    fn a_record_without_its_reader_fails_the_build() {
+        let without_reader = GENERATED.replace("fun `bankFromJson`(`json`: kotlin.String): Bank {", "");
+        let extra_writer = format!("{GENERATED}\ndata class Other (\n){{\n    fun `toJson`(): kotlin.String {{\n}}\n");
+        for text in [without_reader, extra_writer] {
+            assert!(patch(text).is_err());
+        }
+        let renamed = GENERATED.replace("data class Bank (", "data class Bank(");
+        assert!(patch(renamed).unwrap_err().contains("data class Bank ("));
+    }
+}
