@@ -21,17 +21,18 @@ import kotlinx.serialization.json.jsonPrimitive
 const val KEY = "sk_test_canary_kt_7f3a91c4"
 
 /**
- * The project's sandbox on a free loopback port, one per test class. Its stdin stays an open
- * pipe, so it also exits when the test JVM dies.
+ * The project's sandbox on a free loopback port, one per test class, completing a mobile money
+ * charge [confirmAfterMs] after it is made. Its stdin stays an open pipe, so it also exits when
+ * the test JVM dies. Also the examples' tests' sandbox (the test jar, `dev.sika:sika:tests`).
  */
-class Sandbox : AutoCloseable {
+class Sandbox(confirmAfterMs: Int = 150) : AutoCloseable {
     val url: String
     private val process: Process
     private val http: HttpClient = HttpClient.newHttpClient()
 
     init {
         process = ProcessBuilder(
-            binary, "--port", "0", "--secret-key", KEY, "--exit-on-stdin-eof", "--confirm-after-ms", "150",
+            binary, "--port", "0", "--secret-key", KEY, "--exit-on-stdin-eof", "--confirm-after-ms", "$confirmAfterMs",
         ).redirectError(ProcessBuilder.Redirect.DISCARD).start()
         val firstLine = process.inputStream.bufferedReader().readLine()
         check(firstLine != null && firstLine.startsWith("listening on http://127.0.0.1:")) {
@@ -54,6 +55,24 @@ class Sandbox : AutoCloseable {
     fun setStatus(reference: String, status: String) {
         control("set_status", reference, JsonObject(mapOf("status" to JsonPrimitive(status))).toString())
     }
+
+    /** Where the sandbox delivers its webhooks from now on. */
+    fun deliverWebhooksTo(webhookUrl: String) {
+        control("change_settings", body = JsonObject(mapOf("webhook_url" to JsonPrimitive(webhookUrl))).toString())
+    }
+
+    /** Makes the sandbox deliver a notification now, [times] times: for [reference], or [body] as it is. */
+    fun sendWebhook(reference: String, times: Int = 1, body: String? = null): List<JsonObject> {
+        val fields = buildMap<String, JsonElement> {
+            put("reference", JsonPrimitive(reference))
+            put("times", JsonPrimitive(times))
+            if (body != null) put("body", JsonPrimitive(body))
+        }
+        return control("send_webhook", body = JsonObject(fields).toString()).jsonArray.map { it.jsonObject }
+    }
+
+    /** Every webhook delivery attempt, oldest first: `{reference, delivered, http_status, ...}`. */
+    fun webhooks(): List<JsonObject> = control("webhooks").jsonArray.map { it.jsonObject }
 
     /** The API requests received, as `{method, path, query, authorized}` objects. */
     fun requests(): List<JsonObject> = control("requests").jsonArray.map { it.jsonObject }
@@ -138,7 +157,7 @@ class Sandbox : AutoCloseable {
         /** `$SIKA_SANDBOX_BIN` (set by scripts/test-kotlin), else built here, as a plain `mvn test` needs. */
         val binary: String by lazy {
             System.getenv("SIKA_SANDBOX_BIN") ?: run {
-                val root = File("../..").canonicalFile // Maven runs the tests in bindings/kotlin
+                val root = FIXTURES.canonicalFile.parentFile.parentFile // the repository: tests/fixtures/../..
                 val build = ProcessBuilder("cargo", "build", "--quiet", "-p", "sika-sandbox")
                     .directory(root).inheritIO().start()
                 check(build.waitFor() == 0) { "building the sandbox failed" }

@@ -2,6 +2,8 @@ package dev.sika.examples.ktor
 
 import dev.sika.Client
 import dev.sika.ClientConfig
+import dev.sika.KEY
+import dev.sika.Sandbox
 import dev.sika.SecretKey
 import io.ktor.server.engine.EmbeddedServer
 import io.ktor.server.engine.embeddedServer
@@ -222,7 +224,7 @@ class ShopServerTest {
     fun b39_a_charge_whose_answer_was_lost_is_followed_by_its_reference_and_never_sent_again() = withShop {
         sandbox.clearRequests()
         // The service takes the charge, and its answer is lost on the way back.
-        sandbox.fault("/charge", "after_processing", count = 1)
+        sandbox.fault("/charge", "after_processing", "count" to 1)
         val response = send(order("9.99", PHONE_PAYS))
         assertEquals(202, response.statusCode(), response.body())
         val reference = json(response).text("reference")!!
@@ -241,7 +243,7 @@ class ShopServerTest {
         try {
             // Every verify answered 500: the check is a 502 naming the error, the webhook a 503
             // (the service delivers it again later).
-            sandbox.fault("/transaction/verify", "status", count = 100, options = "\"status\":500")
+            sandbox.fault("/transaction/verify", "status", "count" to 100, "status" to 500)
             val outage = send(check(reference))
             assertEquals(502, outage.statusCode(), outage.body())
             assertEquals("Api", json(outage).text("error"), outage.body())
@@ -249,7 +251,7 @@ class ShopServerTest {
 
             // A verify answer saying "failed" and then "successful" for the same transaction.
             sandbox.clearFaults()
-            sandbox.fault("/transaction/verify", "duplicate_keys", count = 100, options = "\"first\":\"failed\",\"second\":\"successful\"")
+            sandbox.fault("/transaction/verify", "duplicate_keys", "count" to 100, "first" to "failed", "second" to "successful")
             val hostile = send(check(reference))
             assertEquals(502, hostile.statusCode(), hostile.body())
             assertEquals("UnexpectedResponse", json(hostile).text("error"), hostile.body())
