@@ -8,7 +8,7 @@ use crate::error::{Result, SikaError};
 use crate::secret::SecretKey;
 
 /// Settings of a [`Client`](crate::Client) or [`BlockingClient`](crate::BlockingClient).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientConfig {
     /// The merchant's secret key (`Authorization: Bearer <key>`). Server-side only.
     pub secret_key: SecretKey,
@@ -24,6 +24,26 @@ pub struct ClientConfig {
     pub bank_cache_ttl_seconds: u64,
     /// Appended to the `User-Agent` (`sika/<version> <suffix>`), to name your application.
     pub user_agent_suffix: Option<String>,
+    /// An HTTP CONNECT proxy for https targets, `http://[user:password@]host:port`. Loopback
+    /// targets never use a proxy, and environment proxies (`HTTPS_PROXY`, ...) are ignored
+    /// (ADR 0021). The credentials are never printed.
+    pub proxy: Option<String>,
+}
+
+// By hand: the derived form would print the proxy's credentials.
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("secret_key", &self.secret_key)
+            .field("base_url", &self.base_url)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("connect_timeout_ms", &self.connect_timeout_ms)
+            .field("max_retries", &self.max_retries)
+            .field("bank_cache_ttl_seconds", &self.bank_cache_ttl_seconds)
+            .field("user_agent_suffix", &self.user_agent_suffix)
+            .field("proxy", &self.proxy.as_ref().map(|_| "<set>"))
+            .finish()
+    }
 }
 
 impl ClientConfig {
@@ -49,6 +69,7 @@ impl ClientConfig {
             max_retries: Self::DEFAULT_MAX_RETRIES,
             bank_cache_ttl_seconds: Self::DEFAULT_BANK_CACHE_TTL_SECONDS,
             user_agent_suffix: None,
+            proxy: None,
         }
     }
 
@@ -65,6 +86,7 @@ impl ClientConfig {
 
     /// Checks every setting; returns the parsed base URL.
     pub(crate) fn validate(&self) -> Result<Url> {
+        self.proxy_url()?;
         if self.secret_key.is_empty() {
             return Err(SikaError::configuration("secret_key is empty"));
         }
@@ -87,6 +109,26 @@ impl ClientConfig {
             }
         }
         parse_base_url(&self.base_url)
+    }
+}
+
+impl ClientConfig {
+    /// The parsed [`proxy`](Self::proxy), checked. Errors never repeat the text (it may hold
+    /// a password).
+    pub(crate) fn proxy_url(&self) -> Result<Option<Url>> {
+        let Some(text) = &self.proxy else { return Ok(None) };
+        let invalid = |reason: &str| SikaError::invalid_input("proxy", reason);
+        let url = Url::parse(text).map_err(|_| invalid("is not a URL"))?;
+        if url.scheme() != "http" {
+            return Err(invalid("must be an http:// URL of an HTTP CONNECT proxy"));
+        }
+        if url.host().is_none() || url.port_or_known_default().is_none() {
+            return Err(invalid("has no host"));
+        }
+        if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+            return Err(invalid("must be http://[user:password@]host:port, without a path or query"));
+        }
+        Ok(Some(url))
     }
 }
 

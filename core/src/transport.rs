@@ -51,6 +51,8 @@ pub(crate) struct TransportSettings {
     authorization: HeaderValue,
     timeout: Duration,
     max_retries: u32,
+    /// The merchant's explicit proxy, for https targets only; never one from the environment.
+    proxy: Option<Url>,
 }
 
 impl TransportSettings {
@@ -73,6 +75,9 @@ impl TransportSettings {
             authorization,
             timeout: Duration::from_millis(config.timeout_ms),
             max_retries: config.max_retries,
+            // Loopback (the only plain http allowed) never goes through a proxy: it would see
+            // the key in clear text and could forge the answer (ADR 0021).
+            proxy: config.proxy_url()?.filter(|_| !is_loopback(base_url)),
         })
     }
 }
@@ -86,7 +91,16 @@ pub(crate) struct Transport {
 impl Transport {
     /// A new connection pool; nothing is connected until the first request.
     pub(crate) fn new(settings: Arc<TransportSettings>) -> Result<Self> {
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
+            // Environment proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) are ignored: the key must
+            // not travel through a proxy nobody configured for this client (ADR 0021).
+            .no_proxy();
+        if let Some(proxy) = &settings.proxy {
+            let proxy = reqwest::Proxy::https(proxy.as_str())
+                .map_err(|_| SikaError::invalid_input("proxy", "is not a usable proxy URL"))?;
+            builder = builder.proxy(proxy);
+        }
+        let http = builder
             .tls_backend_preconfigured(tls::client_config(settings.roots.clone())?)
             .https_only(settings.https_only)
             // A payment API has no reason to redirect; following one could send the key elsewhere.

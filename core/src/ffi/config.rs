@@ -28,6 +28,11 @@ pub struct ClientConfig {
     /// Appended to the User-Agent to name your application.
     #[uniffi(default = None)]
     pub user_agent_suffix: Option<String>,
+    /// An HTTP CONNECT proxy for https targets, `http://[user:password@]host:port`; loopback
+    /// targets never use one, and environment proxies are ignored. Added last so positional
+    /// callers break least.
+    #[uniffi(default = None)]
+    pub proxy: Option<String>,
 }
 
 impl TryFrom<ClientConfig> for crate::ClientConfig {
@@ -48,6 +53,7 @@ impl TryFrom<ClientConfig> for crate::ClientConfig {
             core.bank_cache_ttl_seconds = unsigned("bank_cache_ttl_seconds", value)?;
         }
         core.user_agent_suffix = config.user_agent_suffix;
+        core.proxy = config.proxy;
         Ok(core)
     }
 }

@@ -65,6 +65,7 @@ mod tests {
                 max_retries: None,
                 bank_cache_ttl_seconds: None,
                 user_agent_suffix: None,
+                proxy: None,
             };
             change(&mut config);
             crate::ClientConfig::try_from(config)

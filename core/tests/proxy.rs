@@ -1,0 +1,153 @@
+//! B47: proxies. Loopback traffic never goes through a proxy; environment proxies are ignored
+//! (ADR 0021); an explicit `proxy` carries https traffic through HTTP CONNECT.
+//!
+//! Each test sets process environment, so each runs in its own process (nextest).
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use sika_core::{Client, ClientConfig, SikaError};
+use support::{KEY, Sandbox, transaction_object};
+
+/// A proxy on loopback that records the first line of every request it receives and answers
+/// each with a forged "successful" body, as a hostile proxy would.
+struct FakeProxy {
+    url: String,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl FakeProxy {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = Arc::clone(&seen);
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => break,
+                    }
+                }
+                let text = String::from_utf8_lossy(&head);
+                record.lock().expect("lock").push(text.lines().next().unwrap_or_default().to_owned());
+                let forged = r#"{"status":"success","data":{"status":"successful"}}"#;
+                let reply = format!(
+                    "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{forged}",
+                    forged.len()
+                );
+                let _ = stream.write_all(reply.as_bytes());
+            }
+        });
+        Self { url, seen }
+    }
+
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().expect("lock").clone()
+    }
+}
+
+fn set_proxy_environment(variables: &[&str], proxy_url: &str) {
+    // SAFETY: each test of this binary runs in its own process (nextest), so no other thread
+    // reads the environment while it changes.
+    unsafe {
+        for name in ["NO_PROXY", "no_proxy"] {
+            std::env::remove_var(name);
+        }
+        for name in variables {
+            std::env::set_var(name, proxy_url);
+        }
+    }
+}
+
+async fn loopback_call_goes_direct_with(variables: &[&str]) {
+    let proxy = FakeProxy::start();
+    set_proxy_environment(variables, &proxy.url);
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&transaction_object("B47-ENV", "successful", "5"));
+    let transaction = sandbox.client().verify_transaction("B47-ENV").await.expect("the sandbox answers directly");
+    assert_eq!(transaction.tx_ref, "B47-ENV");
+    assert_eq!(proxy.seen(), Vec::<String>::new(), "the proxy saw the loopback call (and the key)");
+    assert_eq!(sandbox.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn b47_http_proxy_environment_is_not_used_for_loopback() {
+    loopback_call_goes_direct_with(&["HTTP_PROXY", "http_proxy"]).await;
+}
+
+#[tokio::test]
+async fn b47_all_proxy_environment_is_not_used_for_loopback() {
+    loopback_call_goes_direct_with(&["ALL_PROXY", "all_proxy"]).await;
+}
+
+#[tokio::test]
+async fn b47_https_proxy_environment_is_ignored_for_https_targets() {
+    let proxy = FakeProxy::start();
+    set_proxy_environment(&["HTTPS_PROXY", "https_proxy", "ALL_PROXY"], &proxy.url);
+    // `.invalid` never resolves: ignoring the environment, the call fails before any traffic.
+    let mut config = ClientConfig::new(KEY, "https://sika-proxy-test.invalid");
+    config.max_retries = 0;
+    config.timeout_ms = 5_000;
+    let result = Client::new(config).expect("client").verify_transaction("B47-HTTPS").await;
+    assert!(matches!(result, Err(SikaError::Network { .. })), "{result:?}");
+    assert_eq!(proxy.seen(), Vec::<String>::new(), "an environment proxy was used without the merchant's setting");
+}
+
+#[tokio::test]
+async fn b47_explicit_proxy_carries_https_through_connect() {
+    let proxy = FakeProxy::start();
+    let mut config = ClientConfig::new(KEY, "https://sika-proxy-test.invalid");
+    config.max_retries = 0;
+    config.timeout_ms = 5_000;
+    config.proxy = Some(proxy.url.clone());
+    let result = Client::new(config).expect("client").verify_transaction("B47-CONNECT").await;
+    // The proxy refuses the tunnel: a network error, never its forged body read as a payment.
+    assert!(matches!(result, Err(SikaError::Network { .. })), "{result:?}");
+    assert_eq!(proxy.seen(), vec!["CONNECT sika-proxy-test.invalid:443 HTTP/1.1".to_owned()]);
+}
+
+#[tokio::test]
+async fn b47_explicit_proxy_is_not_used_for_loopback() {
+    let proxy = FakeProxy::start();
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&transaction_object("B47-EXPLICIT", "successful", "5"));
+    let mut config = sandbox.config();
+    config.proxy = Some(proxy.url.clone());
+    let transaction = Client::new(config).expect("client").verify_transaction("B47-EXPLICIT").await.expect("direct");
+    assert_eq!(transaction.tx_ref, "B47-EXPLICIT");
+    assert_eq!(proxy.seen(), Vec::<String>::new());
+}
+
+#[test]
+fn b47_a_bad_proxy_is_invalid_input_and_nothing_is_sent() {
+    let sandbox = Sandbox::start();
+    for bad in ["not a url", "ftp://127.0.0.1:21", "http://", "http://127.0.0.1:1/?x=1", "", "socks5://127.0.0.1:1"] {
+        let mut config = sandbox.config();
+        config.proxy = Some(bad.to_owned());
+        let error = Client::new(config).err().unwrap_or_else(|| panic!("{bad:?} accepted"));
+        assert!(matches!(&error, SikaError::InvalidInput { field, .. } if field == "proxy"), "{bad:?}: {error:?}");
+    }
+    assert!(sandbox.requests().is_empty());
+}
+
+#[test]
+fn b47_proxy_credentials_never_print() {
+    let mut config = ClientConfig::new(KEY, "https://api.example.com");
+    config.proxy = Some("http://proxyuser:hunter2canary@127.0.0.1:3128".to_owned());
+    let printed = format!("{config:?}");
+    assert!(!printed.contains("hunter2canary"), "{printed}");
+    assert!(!printed.contains("proxyuser"), "{printed}");
+    let mut bad = config.clone();
+    bad.proxy = Some("http://proxyuser:hunter2canary@127.0.0.1:99999".to_owned());
+    let Err(error) = Client::new(bad) else { panic!("port 99999 accepted") };
+    assert!(!format!("{error} {error:?}").contains("hunter2canary"), "{error:?}");
+}
