@@ -39,6 +39,8 @@ struct Inner {
     base_url: Url,
     secret_key: SecretKey,
     bank_cache_ttl: Duration,
+    /// `timeout_ms`: the bound of a whole call where a call can wait on another's work.
+    call_timeout: Duration,
     process: PerProcess<ProcessState>,
 }
 
@@ -67,6 +69,7 @@ impl Client {
                 base_url,
                 secret_key: config.secret_key,
                 bank_cache_ttl,
+                call_timeout: Duration::from_millis(config.timeout_ms),
                 process: PerProcess::new(state),
             }),
         })
@@ -86,13 +89,16 @@ impl Client {
     }
 
     /// Lists the banks of a country (`GH`, `NG`, `KE`, `UG`, `TZ`; any case). `None` sends no
-    /// country, and the service answers for Nigeria. Served from the cache while fresh.
+    /// country, and the service answers for Nigeria. Served from the cache while fresh;
+    /// concurrent callers of a list not cached share one request and its outcome. Ends with
+    /// `Timeout` after `timeout_ms` at the latest, however many callers wait.
     pub async fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
+        let deadline = tokio::time::Instant::now() + self.inner.call_timeout;
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        self.scrubbed(state.bank_cache.get_or_fetch(&cache_key, self.get_decoded(&state, url, decode::banks_response)))
-            .await
+        let banks = state.bank_cache.get_or_fetch(&cache_key, fetch_banks(Arc::clone(&state), url));
+        self.scrubbed(within(deadline, banks)).await
     }
 
     /// Verifies a transaction by your reference. Check `status`: only `Successful` is paid.
@@ -192,12 +198,15 @@ impl Client {
         }
     }
 
-    /// Fetches a country's bank list from the service, bypassing the cache, and stores it.
+    /// Fetches a country's bank list from the service, bypassing the cache, and stores it
+    /// (joining a fetch of that list already under way). Bounded by `timeout_ms` like `list_banks`.
     pub async fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
+        let deadline = tokio::time::Instant::now() + self.inner.call_timeout;
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        self.scrubbed(state.bank_cache.refresh(&cache_key, self.get_decoded(&state, url, decode::banks_response))).await
+        let banks = state.bank_cache.refresh(&cache_key, fetch_banks(Arc::clone(&state), url));
+        self.scrubbed(within(deadline, banks)).await
     }
 
     /// Closes the connection pool and drops the bank cache, for this client and its clones.
@@ -257,6 +266,18 @@ impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client").field("base_url", &self.inner.base_url.as_str()).finish_non_exhaustive()
     }
+}
+
+/// A bank list fetch that owns what it needs, so callers other than the one that started it
+/// can await it (bank_cache.rs).
+async fn fetch_banks(state: Arc<ProcessState>, url: Url) -> Result<Vec<Bank>> {
+    let reply = state.transport.get(url).await?;
+    with_retry_after(&reply, decode::banks_response(reply.status, &reply.body))
+}
+
+/// `call`'s outcome, or `Timeout` at `deadline`.
+async fn within<T>(deadline: tokio::time::Instant, call: impl Future<Output = Result<T>>) -> Result<T> {
+    tokio::time::timeout_at(deadline, call).await.unwrap_or(Err(SikaError::Timeout))
 }
 
 /// A charge's result: once the request may have reached the service, any failure that is not
