@@ -57,12 +57,62 @@ impl FromStr for Amount {
         if !is_number_text {
             return Err(AmountParseError(format!("`{}` is not a decimal number", truncate(text))));
         }
-        let parsed =
-            if text.contains(['e', 'E']) { Decimal::from_scientific(text) } else { Decimal::from_str_exact(text) };
-        parsed
-            .map(Amount)
-            .map_err(|e| AmountParseError(format!("`{}` is not a representable amount: {e}", truncate(text))))
+        let not_representable = |why: &dyn fmt::Display| {
+            AmountParseError(format!("`{}` is not a representable amount: {why}", truncate(text)))
+        };
+        // `Decimal::from_scientific` rounds past 28 significant digits (`99.99…9e0` became
+        // `100`), so the exponent form is rewritten as the plain text it stands for, which
+        // `from_str_exact` either holds exactly or rejects: money is never rounded.
+        let plain = match text.split_once(['e', 'E']) {
+            Some((mantissa, exponent)) => {
+                plain_text(mantissa, exponent).ok_or_else(|| not_representable(&"bad exponent form"))?
+            }
+            None => text.to_owned(),
+        };
+        Decimal::from_str_exact(&plain).map(Amount).map_err(|e| not_representable(&e))
     }
+}
+
+/// Exponents beyond this cannot give an amount `Decimal` holds (28 digits either side of the
+/// point) from a mantissa short enough to be an amount; bounding them keeps the rewrite small.
+const MAX_EXPONENT: usize = 64;
+
+/// The plain decimal text for `mantissa` × 10^`exponent`, keeping every digit written (so the
+/// scale is the mantissa's minus the exponent, never below zero): `1.50e1` is `15.0`, `15e-3`
+/// is `0.015`. `None` when either part is malformed or the exponent is out of bounds.
+fn plain_text(mantissa: &str, exponent: &str) -> Option<String> {
+    let (sign, unsigned) = match mantissa.as_bytes().first()? {
+        b'-' => ("-", &mantissa[1..]),
+        b'+' => ("", &mantissa[1..]),
+        _ => ("", mantissa),
+    };
+    let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let is_digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !is_digits(whole) || !is_digits(fraction) || (unsigned.contains('.') && fraction.is_empty())
+    {
+        return None;
+    }
+    let (exponent_negative, exponent_digits) = match exponent.as_bytes().first()? {
+        b'-' => (true, &exponent[1..]),
+        b'+' => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    if exponent_digits.is_empty() || !is_digits(exponent_digits) {
+        return None;
+    }
+    let shift: usize = exponent_digits.parse().ok().filter(|shift| *shift <= MAX_EXPONENT)?;
+    let digits = format!("{whole}{fraction}");
+    // Position of the decimal point within `digits`, counted from the left, after the shift.
+    let point = if exponent_negative { whole.len() as isize - shift as isize } else { (whole.len() + shift) as isize };
+    let plain = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat(point.unsigned_abs()))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        let (left, right) = digits.split_at(point as usize);
+        format!("{left}.{right}")
+    };
+    Some(format!("{sign}{plain}"))
 }
 
 fn truncate(text: &str) -> &str {
@@ -143,6 +193,44 @@ mod tests {
     fn scientific_notation_is_exact() {
         assert_eq!(amount("1e2").to_string(), "100");
         assert_eq!(amount("1.5E-3").to_string(), "0.0015");
+    }
+
+    #[test]
+    fn b01_exponent_form_keeps_every_digit() {
+        for (text, expected) in [
+            ("1.0010e2", "100.10"),
+            ("1.50e1", "15.0"),
+            ("15e-3", "0.015"),
+            ("-2.5E+1", "-25"),
+            ("1e27", "1000000000000000000000000000"),
+            ("1e-28", "0.0000000000000000000000000001"),
+            ("9999999999999999999999999999e0", "9999999999999999999999999999"),
+            ("0e0", "0"),
+        ] {
+            assert_eq!(amount(text).to_string(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn b01_exponent_form_that_cannot_be_held_exactly_is_rejected() {
+        for text in [
+            "99.9999999999999999999999999999e0",
+            "1.00000000000000000000000000001e0",
+            "1e-30",
+            "1E+40",
+            "1e29",
+            "1e65",
+            "1.e2",
+            ".5e1",
+            "1e",
+            "1e+",
+            "e5",
+            "1e2e3",
+            "1e-2.5",
+            "--1e2",
+        ] {
+            assert!(text.parse::<Amount>().is_err(), "{text:?} parsed as {:?}", text.parse::<Amount>());
+        }
     }
 
     #[test]

@@ -167,4 +167,22 @@ mod tests {
         assert!(error.to_string().contains("a tx_ref of 10000 characters"), "{error}");
         assert!(error.to_string().len() < 200, "{error}");
     }
+
+    /// What docs/RELIABILITY.md says of nesting: a body nested 10,000 deep is a typed error, not
+    /// a stack overflow, while the same nesting in a field the SDK ignores is skipped without
+    /// recursion (serde_json's `ignore_value`), so the answer is accepted.
+    #[test]
+    fn b29_deep_nesting_is_a_typed_error_and_skipped_in_ignored_fields() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let deep_data = format!(r#"{{"status":true,"message":"ok","data":{}}}"#, nested(10_000));
+        let decoded_too_deep = transaction_response(200, deep_data.as_bytes());
+        assert!(matches!(decoded_too_deep, Err(SikaError::UnexpectedResponse { .. })), "{decoded_too_deep:?}");
+        let deep_unused = String::from_utf8(answer_about("ORDER-1")).expect("UTF-8").replacen(
+            r#""gw_ref""#,
+            &format!(r#""extra":{},"gw_ref""#, nested(10_000)),
+            1,
+        );
+        let transaction = transaction_response(200, deep_unused.as_bytes()).expect("deep nesting in an ignored field");
+        assert_eq!(transaction.tx_ref, "ORDER-1");
+    }
 }

@@ -18,7 +18,7 @@ use sika_core::TransactionStatus;
 
 #[path = "../fuzz/src/lib.rs"]
 mod fuzz_helpers;
-pub use fuzz_helpers::{contains, is_international_phone, status_and_body};
+pub use fuzz_helpers::{contains, exact_value, is_international_phone, status_and_body};
 
 // Each target file starts with `#![no_main]`, meant for its own crate root.
 #[allow(unused_attributes)]

@@ -55,6 +55,22 @@ async fn retry_after_is_honoured_and_reported() {
     assert_eq!(result.map(|_| ()), Err(SikaError::RateLimited { retry_after_seconds: Some(7) }));
 }
 
+/// docs/RELIABILITY.md: a `Retry-After` is honoured up to 10 s only, even when the deadline
+/// would allow a longer wait; past it the call ends at once with the service's hint.
+#[tokio::test]
+async fn b29_a_retry_after_over_ten_seconds_is_not_waited_for() {
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&transaction_object("RL-2", "pending", "5"));
+    let mut config = sandbox.config();
+    config.timeout_ms = 60_000;
+    config.max_retries = 1;
+    sandbox.fault("/transaction/verify", "status", 1, json!({ "status": 429, "retry_after": 11 }));
+    let started = Instant::now();
+    let result = Client::new(config).expect("client").verify_transaction("RL-2").await;
+    assert_eq!(result.map(|_| ()), Err(SikaError::RateLimited { retry_after_seconds: Some(11) }));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
 #[tokio::test]
 async fn the_timeout_bounds_the_whole_call_including_slow_answers() {
     let sandbox = Sandbox::start();

@@ -305,6 +305,18 @@ mod tests {
     }
 
     #[test]
+    fn b22_nesting_is_accepted_up_to_the_limit_and_rejected_past_it() {
+        // The outer object is the first level.
+        let nested = |depth: usize| {
+            let inner = depth - 1;
+            format!(r#"{{"event":"charge.success","pad":{}{}}}"#, "[".repeat(inner), "]".repeat(inner))
+        };
+        assert!(parse_webhook_event(nested(MAX_WEBHOOK_DEPTH).as_bytes()).is_ok());
+        assert!(parse_webhook_event(nested(MAX_WEBHOOK_DEPTH + 1).as_bytes()).is_err());
+        assert_eq!(MAX_WEBHOOK_DEPTH, 32, "docs/RELIABILITY.md states 32 levels");
+    }
+
+    #[test]
     fn brackets_inside_strings_do_not_count_as_nesting() {
         let body = format!(r#"{{"event":"charge.success","note":"{}"}}"#, "[{".repeat(100));
         assert!(parse_webhook_event(body.as_bytes()).is_ok());
