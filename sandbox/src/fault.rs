@@ -21,6 +21,7 @@
 //! | `deep_json` | a verify-like envelope whose `data` is nested `depth` levels (default 10 000) of `nest: "array"` (default) or `"object"` | no |
 //! | `duplicate_keys` | a 200 verify answer whose `data` has `status` twice: `first` (default `failed`) where it belongs, `second` (default `successful`) last; `data` is the real answer's when it has one, else a minimal transaction for the path's last segment | yes |
 //! | `non_utf8` | a 200 `application/json` body with bytes that are not UTF-8 | no |
+//! | `echo_key` | `body` with `{key}` replaced by the request's bearer key and `{key_tail}` by that key without its first 3 characters (B50) | no |
 
 use std::sync::Arc;
 use std::time::Duration;
