@@ -165,10 +165,10 @@ impl Client {
         confirm::validate_expected(expected)?;
         let reference = match webhook::reference_to_verify(body) {
             Ok(reference) => reference,
-            Err(ended) => return Ok(ended.into()),
+            Err(ended) => return Ok(scrub_decision(ended.into(), &self.inner.secret_key)),
         };
         let verified = self.verify_transaction(&reference).await;
-        Ok(webhook::decide(verified, &reference, expected))
+        Ok(scrub_decision(webhook::decide(verified, &reference, expected), &self.inner.secret_key))
     }
 
     /// Verifies `reference` while it is pending (the customer has not answered the USSD prompt
@@ -314,6 +314,8 @@ fn with_retry_after<T>(reply: &Reply, result: Result<T>) -> Result<T> {
     })
 }
 
+/// Passes every text field of an error through the scrubber, so that its `Display`, built
+/// only from fixed text and these fields, is fit to leave the SDK.
 fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
     match error {
         SikaError::Api { http_status, message } => SikaError::Api { http_status, message: key.scrub(&message) },
@@ -322,8 +324,33 @@ fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
             SikaError::UnexpectedResponse { http_status, reason: key.scrub(&reason) }
         }
         SikaError::ChargeOutcomeUnknown { reference, reason } => {
-            SikaError::ChargeOutcomeUnknown { reference, reason: key.scrub(&reason) }
+            SikaError::ChargeOutcomeUnknown { reference: key.scrub(&reference), reason: key.scrub(&reason) }
         }
-        other => other,
+        SikaError::InvalidInput { field, reason } => {
+            SikaError::InvalidInput { field: key.scrub(&field), reason: key.scrub(&reason) }
+        }
+        SikaError::Configuration { reason } => SikaError::Configuration { reason: key.scrub(&reason) },
+        other @ (SikaError::Unauthorized
+        | SikaError::InvalidCountryCode
+        | SikaError::NoProvidersFound
+        | SikaError::TransactionNotFound
+        | SikaError::InvalidReference
+        | SikaError::RateLimited { .. }
+        | SikaError::Timeout
+        | SikaError::Cancelled) => other,
+    }
+}
+
+/// A decision's reason quotes outside text (a notification's event, the service's status or
+/// currency, an error): it leaves the SDK through the same scrubber as errors.
+fn scrub_decision(decision: WebhookDecision, key: &SecretKey) -> WebhookDecision {
+    match decision {
+        WebhookDecision::Fulfil { transaction } => WebhookDecision::Fulfil { transaction },
+        WebhookDecision::Investigate { transaction, reason } => {
+            WebhookDecision::Investigate { transaction, reason: key.scrub(&reason) }
+        }
+        WebhookDecision::Ignore { reason } => WebhookDecision::Ignore { reason: key.scrub(&reason) },
+        WebhookDecision::RetryLater { reason } => WebhookDecision::RetryLater { reason: key.scrub(&reason) },
+        WebhookDecision::Reject { reason } => WebhookDecision::Reject { reason: key.scrub(&reason) },
     }
 }

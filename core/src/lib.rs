@@ -47,6 +47,7 @@ pub mod ffi;
 mod models;
 mod process;
 mod safety;
+mod scrub;
 mod secret;
 mod status;
 mod timestamp;

@@ -34,13 +34,11 @@ impl SecretKey {
         self.0.is_empty()
     }
 
-    /// Replaces every occurrence of the key in `text` (a server message, a transport error)
-    /// so that no error built from outside text can carry it.
+    /// Makes outside text (a server message, a transport error, a notification's field) fit to
+    /// leave the SDK: control characters escaped and every fragment of the key of 8 or more
+    /// characters removed (see [`crate::scrub`]).
     pub(crate) fn scrub(&self, text: &str) -> String {
-        if self.0.len() < 4 || !text.contains(self.0.as_str()) {
-            return text.to_owned();
-        }
-        text.replace(self.0.as_str(), "[REDACTED]")
+        crate::scrub::scrub(text, &self.0)
     }
 }
 

@@ -206,7 +206,8 @@ async fn read_capped(mut response: reqwest::Response, status: StatusCode) -> Res
 fn outcome_text(outcome: &Result<Reply>) -> String {
     match outcome {
         Ok(reply) => format!("HTTP {}", reply.status),
-        Err(error) => error.to_string(),
+        // Escaped like every text that leaves the SDK: a log record stays one line.
+        Err(error) => crate::scrub::escape_controls(&error.to_string()),
     }
 }
 

@@ -91,3 +91,57 @@ async fn b29_a_wrong_content_type_is_judged_by_the_body() {
     let result = client(&sandbox, &faults()).verify_transaction("LABEL-1").await;
     assert!(matches!(result, Err(SikaError::UnexpectedResponse { .. })), "{result:?}");
 }
+
+/// B50: whether some fragment of `key` of 8 or more characters (the scrubber's bound) is in `text`.
+fn has_key_fragment(text: &str, key: &str) -> bool {
+    let key: Vec<char> = key.chars().collect();
+    key.windows(8).any(|window| text.contains(&window.iter().collect::<String>()))
+}
+
+fn assert_fit_to_leave(text: &str, what: &str) {
+    assert!(!has_key_fragment(text, support::KEY), "{what}: a fragment of the key in {text:?}");
+    assert!(!text.contains(['\n', '\r', '\u{2028}', '\u{2029}']), "{what}: a raw line break in {text:?}");
+}
+
+#[tokio::test]
+async fn b50_echoed_key_fragments_and_line_breaks_never_leave_in_an_error() {
+    let faults = faults();
+    let cases: Vec<&Value> =
+        faults["cases"].as_array().expect("cases").iter().filter(|case| case["kind"] == "echo_key").collect();
+    assert!(cases.len() >= 3, "the echoed-key faults are missing from faults.json");
+    for case in cases {
+        let id = case["id"].as_str().expect("id");
+        let sandbox = Sandbox::start();
+        sandbox.seed_transaction(&transaction_object("HOSTILE-1", "successful", "10"));
+        sandbox.fault(
+            "/transaction/verify",
+            "echo_key",
+            faults["count"].as_u64().expect("count") as u32,
+            case["options"].clone(),
+        );
+        let error = client(&sandbox, &faults).verify_transaction("HOSTILE-1").await.expect_err(id);
+        assert_fit_to_leave(&error.to_string(), id);
+        assert_fit_to_leave(&format!("{error:?}"), id);
+        assert!(error.to_string().contains("[REDACTED]"), "{id}: the echo was not there to remove: {error}");
+    }
+}
+
+#[tokio::test]
+async fn b50_a_key_echoed_as_the_status_never_leaves_in_a_decision_reason() {
+    let sandbox = Sandbox::start();
+    let expected = sika_core::ExpectedPayment { amount: "10".parse().expect("amount"), currency: "GHS".into() };
+    let body = br#"{"event":"charge.success","data":{"reference":"ECHO-1"}}"#;
+    for status in [support::KEY.to_owned(), format!("{}\nERROR forged", &support::KEY[3..])] {
+        sandbox.seed_transaction(&transaction_object("ECHO-1", &status, "10"));
+        let decision = client(&sandbox, &faults()).handle_webhook(body, &expected).await.expect("a decision");
+        let reason = match &decision {
+            sika_core::WebhookDecision::Investigate { reason, .. }
+            | sika_core::WebhookDecision::Ignore { reason }
+            | sika_core::WebhookDecision::RetryLater { reason }
+            | sika_core::WebhookDecision::Reject { reason } => reason.clone(),
+            sika_core::WebhookDecision::Fulfil { .. } => panic!("an unknown status fulfilled: {decision:?}"),
+        };
+        assert_fit_to_leave(&reason, "decision reason");
+        assert!(reason.contains("[REDACTED]"), "the echo was not there to remove: {reason}");
+    }
+}

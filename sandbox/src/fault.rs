@@ -21,6 +21,7 @@
 //! | `deep_json` | a verify-like envelope whose `data` is nested `depth` levels (default 10 000) of `nest: "array"` (default) or `"object"` | no |
 //! | `duplicate_keys` | a 200 verify answer whose `data` has `status` twice: `first` (default `failed`) where it belongs, `second` (default `successful`) last; `data` is the real answer's when it has one, else a minimal transaction for the path's last segment | yes |
 //! | `non_utf8` | a 200 `application/json` body with bytes that are not UTF-8 | no |
+//! | `echo_key` | `body` with `{key}` replaced by the request's bearer key and `{key_tail}` by that key without its first 3 characters (B50) | no |
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,12 +84,32 @@ enum Kind {
     Hang,
     AfterProcessing(Option<Canned>),
     Body(Canned),
-    Truncate { body: Option<Canned>, send_bytes: Option<u64> },
-    Drip { body: Option<Canned>, chunk_bytes: usize, interval: Duration },
-    Huge { size_bytes: u64, chunked: bool },
-    DeepJson { depth: usize, nest: Nest },
-    DuplicateKeys { first: String, second: String },
+    Truncate {
+        body: Option<Canned>,
+        send_bytes: Option<u64>,
+    },
+    Drip {
+        body: Option<Canned>,
+        chunk_bytes: usize,
+        interval: Duration,
+    },
+    Huge {
+        size_bytes: u64,
+        chunked: bool,
+    },
+    DeepJson {
+        depth: usize,
+        nest: Nest,
+    },
+    DuplicateKeys {
+        first: String,
+        second: String,
+    },
     NonUtf8,
+    /// The canned answer with `{key}` in its body replaced by the request's bearer key and
+    /// `{key_tail}` by that key without its first 3 characters: a service echoing the key,
+    /// whole or cut, into its text (behaviour B50).
+    EchoKey(Canned),
 }
 
 /// Fields every fault may have.
@@ -107,6 +128,7 @@ fn options_of(kind: &str) -> Option<&'static [&'static str]> {
         "huge" => &["size_bytes", "chunked"],
         "deep_json" => &["depth", "nest"],
         "duplicate_keys" => &["first", "second"],
+        "echo_key" => &["status", "body", "content_type"],
         _ => return None,
     })
 }
@@ -278,6 +300,12 @@ impl Fault {
                 content_type: fields.content_type()?,
                 retry_after: None,
             }),
+            "echo_key" => Kind::EchoKey(Canned {
+                status: fields.status(200)?,
+                body: fields.body_bytes()?.ok_or("body is required")?,
+                content_type: fields.content_type()?,
+                retry_after: None,
+            }),
             "truncate" => {
                 let body = fields.explicit_body()?;
                 let send_bytes = fields.integer("send_bytes", 0, u64::MAX)?;
@@ -354,6 +382,7 @@ async fn apply(fault: &Fault, request: Request, next: Next) -> Response {
     let control = request.extensions().get::<ConnectInfo<PeerInfo>>().map(|ConnectInfo(peer)| peer.control.clone());
     match &fault.kind {
         Kind::Status(answer) | Kind::Body(answer) => canned(answer),
+        Kind::EchoKey(answer) => canned(&echo_key(answer, &request)),
         Kind::Delay(delay) => {
             tokio::time::sleep(*delay).await;
             next.run(request).await
@@ -407,6 +436,18 @@ async fn apply(fault: &Fault, request: Request, next: Next) -> Response {
                 .to_vec(),
         ),
     }
+}
+
+fn echo_key(answer: &Canned, request: &Request) -> Canned {
+    let key = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    let tail: String = key.chars().skip(3).collect();
+    let body = String::from_utf8_lossy(&answer.body).replace("{key_tail}", &tail).replace("{key}", key);
+    Canned { body: Bytes::from(body), ..answer.clone() }
 }
 
 fn canned(answer: &Canned) -> Response {

@@ -84,3 +84,50 @@ async def test_b29_a_fault_on_one_endpoint_leaves_the_others_alone(sandbox, make
     sandbox.fault("/transaction/verify", "hang")
     providers = await hostile_client(make_client).list_mobile_money_providers()
     assert [provider.code for provider in providers] == ["MTN", "VODAFONE", "AIRTELTIGO"]
+
+
+# B50: a service that echoes the key, whole or cut, or forges log lines with control characters.
+ECHO_CASES = [case for case in CASES if case["kind"] == "echo_key"]
+LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029", "\x85")
+
+
+def key_fragments(key: str, length: int = 8) -> set[str]:
+    """Every fragment of the key the scrubber must remove (8 characters or more contain one)."""
+    return {key[start : start + length] for start in range(len(key) - length + 1)}
+
+
+def assert_fit_to_leave(text: str, what: str) -> None:
+    leaked = [fragment for fragment in key_fragments(KEY) if fragment in text]
+    assert not leaked, f"{what}: fragments of the key {leaked} in {text!r}"
+    assert not any(brk in text for brk in LINE_BREAKS), f"{what}: a raw line break in {text!r}"
+
+
+def test_b50_the_echoed_key_faults_are_listed():
+    assert len(ECHO_CASES) >= 3
+
+
+@pytest.mark.parametrize("case", ECHO_CASES, ids=lambda case: case["id"])
+async def test_b50_echoed_key_fragments_and_line_breaks_never_leave_in_an_error(sandbox, make_client, case):
+    sandbox.seed_transaction(transaction_object("HOSTILE-1", "successful", "10"))
+    sandbox.fault("/transaction/verify", case["kind"], count=FAULTS["count"], **case["options"])
+    with pytest.raises(sika.SikaError) as raised:
+        await hostile_client(make_client).verify_transaction("HOSTILE-1")
+    error = raised.value
+    for text in (str(error), repr(error), *(str(value) for value in vars(error).values())):
+        assert_fit_to_leave(text, case["id"])
+    assert "[REDACTED]" in str(error), f"{case['id']}: the echo was not there to remove: {error}"
+
+
+@pytest.mark.parametrize("status", [KEY, KEY[3:] + "\nERROR forged"], ids=["whole", "fragment_and_newline"])
+async def test_b50_a_key_echoed_as_the_status_never_leaves_in_a_decision_reason(sandbox, make_client, status):
+    sandbox.seed_transaction(transaction_object("ECHO-1", status, "10"))
+    decision = await hostile_client(make_client).handle_webhook(
+        b'{"event":"charge.success","data":{"reference":"ECHO-1"}}',
+        sika.ExpectedPayment(amount=Decimal("10"), currency="GHS"),
+    )
+    assert not isinstance(decision, sika.WebhookDecision.FULFIL), decision
+    assert_fit_to_leave(decision.reason, "decision reason")
+    # The decision prints its transaction, whose status is the service's data as sent: only
+    # the reason is scrubbed of the key, but nothing printed may break the line.
+    assert not any(brk in str(decision) for brk in LINE_BREAKS), str(decision)
+    assert "[REDACTED]" in decision.reason, decision.reason

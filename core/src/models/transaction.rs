@@ -111,7 +111,10 @@ to_json_methods!(Transaction, Customer, CustomField);
 /// `transaction ORDER-1: successful, 100.10 GHS, customer +233*******56 a***@example.com`
 impl fmt::Display for Transaction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "transaction {}: {}, {} {}", self.tx_ref, self.status, self.amount, self.currency)?;
+        // Status and currency are the service's text: escaped so that printing stays one line.
+        let (status, currency) = (self.status.to_string(), &self.currency);
+        let (status, currency) = (crate::scrub::escape_controls(&status), crate::scrub::escape_controls(currency));
+        write!(f, "transaction {}: {status}, {} {currency}", self.tx_ref, self.amount)?;
         match &self.customer {
             Some(customer) => write!(f, ", {customer}"),
             None => Ok(()),

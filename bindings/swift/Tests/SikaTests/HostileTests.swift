@@ -62,6 +62,52 @@ final class HostileTests: XCTestCase {
         try await sandbox.addFault(json: faults.fault(kind: kind, options: options))
     }
 
+    // MARK: B50 a service that echoes the key, whole or cut, or forges log lines
+
+    private func assertFitToLeave(_ text: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        let key = Array(canaryKey)
+        let leaked = (0...(key.count - 8)).map { String(key[$0..<($0 + 8)]) }.filter { text.contains($0) }
+        XCTAssertTrue(leaked.isEmpty, "\(what): fragments of the key \(leaked) in \(text)", file: file, line: line)
+        let breaks: [Character] = ["\n", "\r", "\r\n", "\u{2028}", "\u{2029}", "\u{85}"]
+        XCTAssertFalse(text.contains(where: { breaks.contains($0) }), "\(what): a raw line break in \(text)", file: file, line: line)
+    }
+
+    func testB50EchoedKeyFragmentsAndLineBreaksNeverLeaveInAnError() async throws {
+        let faults = try Faults()
+        let echoes = faults.cases.filter { $0.kind == "echo_key" }
+        XCTAssertGreaterThanOrEqual(echoes.count, 3, "the echoed-key faults are missing from faults.json")
+        for item in echoes {
+            try await prepare(faults, kind: item.kind, options: item.options)
+            let client = try Client(config: faults.config(sandbox))
+            do {
+                _ = try await client.verifyTransaction(reference: "HOSTILE-1")
+                XCTFail("\(item.id): no error")
+            } catch {
+                assertFitToLeave("\(error)", item.id)
+                assertFitToLeave(String(describing: error), item.id)
+                XCTAssertTrue("\(error)".contains("[REDACTED]"), "\(item.id): the echo was not there to remove: \(error)")
+            }
+        }
+    }
+
+    func testB50AKeyEchoedAsTheStatusNeverLeavesInADecisionReason() async throws {
+        let faults = try Faults()
+        let body = Data(#"{"event":"charge.success","data":{"reference":"ECHO-1"}}"#.utf8)
+        for status in [canaryKey, String(canaryKey.dropFirst(3)) + "\nERROR forged"] {
+            try await sandbox.reset()
+            try await sandbox.seedTransaction(transactionObject(reference: "ECHO-1", status: status, amount: "10"))
+            let client = try Client(config: faults.config(sandbox))
+            let decision = try await client.handleWebhook(body: body, expected: ExpectedPayment(amount: Amount("10"), currency: "GHS"))
+            let reason: String
+            switch decision {
+            case .investigate(_, let text), .ignore(let text), .retryLater(let text), .reject(let text): reason = text
+            case .fulfil: return XCTFail("an unknown status fulfilled: \(decision)")
+            }
+            assertFitToLeave(reason, "decision reason")
+            XCTAssertTrue(reason.contains("[REDACTED]"), "the echo was not there to remove: \(reason)")
+        }
+    }
+
     func testB29EveryFaultIsATypedErrorWithinTheDeadline() async throws {
         let faults = try Faults()
         XCTAssertGreaterThanOrEqual(faults.cases.count, 18, "the fault list lost cases")

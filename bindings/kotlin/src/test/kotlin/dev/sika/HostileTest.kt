@@ -81,6 +81,53 @@ class HostileTest {
         }
     }
 
+    // ---- B50: a service that echoes the key, whole or cut, or forges log lines ----------------
+
+    private val lineBreaks = listOf("\n", "\r", "\u2028", "\u2029", "\u0085")
+
+    private fun assertFitToLeave(text: String, what: String) {
+        val leaked = (0..KEY.length - 8).map { KEY.substring(it, it + 8) }.filter { it in text }
+        assertTrue(leaked.isEmpty(), "$what: fragments of the key $leaked in $text")
+        assertFalse(lineBreaks.any { it in text }, "$what: a raw line break in $text")
+    }
+
+    @TestFactory
+    fun testB50EchoedKeyFragmentsAndLineBreaksNeverLeaveInAnError(): List<DynamicTest> {
+        val echoes = cases.filter { it.text("kind") == "echo_key" }
+        assertTrue(echoes.size >= 3, "the echoed-key faults are missing from faults.json")
+        return echoes.map { case ->
+            dynamicTest("echo: ${case.text("id")}") {
+                prepare(case)
+                val error = Client(config()).use { client ->
+                    assertThrows<SikaException> { runBlocking { client.verifyTransaction("HOSTILE-1") } }
+                }
+                assertFitToLeave(error.toString(), case.text("id"))
+                assertFitToLeave(error.message.orEmpty(), case.text("id"))
+                assertTrue("[REDACTED]" in error.toString(), "${case.text("id")}: the echo was not there to remove: $error")
+            }
+        }
+    }
+
+    @Test
+    fun testB50AKeyEchoedAsTheStatusNeverLeavesInADecisionReason() = runBlocking<Unit> {
+        val notification = """{"event":"charge.success","data":{"reference":"ECHO-1"}}""".toByteArray()
+        for (status in listOf(KEY, KEY.substring(3) + "\nERROR forged")) {
+            sandbox.reset()
+            sandbox.seedTransaction(transactionObject("ECHO-1", status, "10"))
+            val decision = Client(config()).use { client -> client.handleWebhook(notification, ExpectedPayment(BigDecimal("10"), "GHS")) }
+            val reason = when (decision) {
+                is WebhookDecision.Investigate -> decision.reason
+                is WebhookDecision.Ignore -> decision.reason
+                is WebhookDecision.RetryLater -> decision.reason
+                is WebhookDecision.Reject -> decision.reason
+                is WebhookDecision.Fulfil -> error("an unknown status fulfilled: $decision")
+            }
+            assertFitToLeave(reason, "decision reason")
+            assertFalse(lineBreaks.any { it in decision.toString() }, "a raw line break in $decision")
+            assertTrue("[REDACTED]" in reason, "the echo was not there to remove: $reason")
+        }
+    }
+
     @Test
     fun testB29ADuplicatedStatusNeverReadsAsPaid() = runBlocking<Unit> {
         sandbox.reset()

@@ -1,0 +1,132 @@
+//! The one scrubber for every text that leaves the SDK (ADR 0004): error messages and their
+//! fields, webhook decision reasons and log records.
+//!
+//! Outside text (the service's messages, a notification's fields, transport errors) may echo
+//! the secret key, whole or cut (a truncated excerpt, a prefix), and may carry control
+//! characters that forge log lines when the text is printed. So control characters are
+//! escaped, and then every run of the key's fragments of [`MIN_FRAGMENT_CHARS`] or more
+//! characters is replaced by [`MARKER`].
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+/// The shortest fragment of the key that is removed: shorter runs are common in ordinary
+/// text (`sk_test_` prefixes are 8 characters, so they are removed too).
+pub(crate) const MIN_FRAGMENT_CHARS: usize = 8;
+
+/// What replaces a fragment of the key.
+pub(crate) const MARKER: &str = "[REDACTED]";
+
+/// Escapes control characters (C0, DEL, C1) and the Unicode line and paragraph separators,
+/// so that a text always prints as one line and cannot forge a log record.
+pub(crate) fn escape_controls(text: &str) -> String {
+    if !text.chars().any(needs_escape) {
+        return text.to_owned();
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => escaped.push_str("\\n"),
+            '\r' => escaped.push_str("\\r"),
+            '\t' => escaped.push_str("\\t"),
+            c if needs_escape(c) => {
+                let _ = write!(escaped, "\\u{{{:04x}}}", u32::from(c));
+            }
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Escapes `text` (see [`escape_controls`]) and removes every fragment of `key` of
+/// [`MIN_FRAGMENT_CHARS`] or more characters (the whole key when it is shorter, if it has
+/// at least 4 characters; a shorter "key" would match ordinary text).
+pub(crate) fn scrub(text: &str, key: &str) -> String {
+    let text = escape_controls(text);
+    let key: Vec<char> = key.chars().collect();
+    if key.len() < 4 {
+        return text;
+    }
+    let window = key.len().min(MIN_FRAGMENT_CHARS);
+    let fragments: HashSet<&[char]> = key.windows(window).collect();
+    let chars: Vec<char> = text.chars().collect();
+    // Every fragment of `window` or more characters is a chain of overlapping windows of the
+    // key, so covering each matching window covers the whole fragment.
+    let mut covered = vec![false; chars.len()];
+    let mut any = false;
+    for (start, candidate) in chars.windows(window).enumerate() {
+        if fragments.contains(candidate) {
+            covered[start..start + window].iter_mut().for_each(|c| *c = true);
+            any = true;
+        }
+    }
+    if !any {
+        return text;
+    }
+    let mut scrubbed = String::with_capacity(text.len());
+    for (index, c) in chars.iter().enumerate() {
+        if !covered[index] {
+            scrubbed.push(*c);
+        } else if index == 0 || !covered[index - 1] {
+            scrubbed.push_str(MARKER);
+        }
+    }
+    scrubbed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LONG_KEY: &str = "sk_live_b50_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
+
+    fn has_fragment(text: &str, key: &str) -> bool {
+        let key: Vec<char> = key.chars().collect();
+        key.windows(MIN_FRAGMENT_CHARS).any(|w| text.contains(&w.iter().collect::<String>()))
+    }
+
+    #[test]
+    fn b50_the_whole_key_is_removed() {
+        assert_eq!(scrub("bad key sk_test_canary_0123 given", "sk_test_canary_0123"), "bad key [REDACTED] given");
+    }
+
+    #[test]
+    fn b50_a_truncated_fragment_of_a_long_key_is_removed() {
+        // What a 40-character excerpt of an echoed key looks like.
+        let excerpt: String = LONG_KEY.chars().skip(5).take(40).collect();
+        let scrubbed = scrub(&format!("`{excerpt}` is not a decimal number"), LONG_KEY);
+        assert_eq!(scrubbed, "`[REDACTED]` is not a decimal number");
+        assert!(!has_fragment(&scrubbed, LONG_KEY), "{scrubbed}");
+    }
+
+    #[test]
+    fn b50_every_fragment_of_eight_characters_is_removed_and_shorter_ones_stay() {
+        let text = format!("a {} b {} c {}", &LONG_KEY[20..28], &LONG_KEY[30..37], &LONG_KEY[40..]);
+        let scrubbed = scrub(&text, LONG_KEY);
+        assert_eq!(scrubbed, format!("a [REDACTED] b {} c [REDACTED]", &LONG_KEY[30..37]));
+    }
+
+    #[test]
+    fn b50_control_characters_and_line_separators_are_escaped() {
+        let scrubbed = scrub("line\nforged\r\tx\u{0}\u{7f}\u{85}\u{2028}\u{2029}é", LONG_KEY);
+        assert_eq!(scrubbed, "line\\nforged\\r\\tx\\u{0000}\\u{007f}\\u{0085}\\u{2028}\\u{2029}é");
+    }
+
+    #[test]
+    fn b50_a_key_split_by_a_control_character_is_still_removed() {
+        let split = format!("{}\n{}", &LONG_KEY[..20], &LONG_KEY[20..]);
+        let scrubbed = scrub(&split, LONG_KEY);
+        assert!(!has_fragment(&scrubbed, LONG_KEY), "{scrubbed}");
+        assert!(!scrubbed.contains('\n'));
+    }
+
+    #[test]
+    fn b50_ordinary_text_is_unchanged() {
+        assert_eq!(scrub("service error: try later", LONG_KEY), "service error: try later");
+        assert_eq!(scrub("short key abc", "abc"), "short key abc");
+    }
+}
