@@ -20,6 +20,7 @@
 //! | `huge` | a valid verify answer of `size_bytes`, generated as it is sent; `Content-Length` declared unless `chunked: true` | no |
 //! | `deep_json` | a verify-like envelope whose `data` is nested `depth` levels (default 10 000) of `nest: "array"` (default) or `"object"` | no |
 //! | `duplicate_keys` | a 200 verify answer whose `data` has `status` twice: `first` (default `failed`) where it belongs, `second` (default `successful`) last; `data` is the real answer's when it has one, else a minimal transaction for the path's last segment | yes |
+//! | `close_after_answer` | the normal answer (no `Connection: close`), then the connection closed (FIN), as a proxy's keep-alive timeout closes an idle connection | yes |
 //! | `non_utf8` | a 200 `application/json` body with bytes that are not UTF-8 | no |
 
 use std::sync::Arc;
@@ -89,6 +90,7 @@ enum Kind {
     DeepJson { depth: usize, nest: Nest },
     DuplicateKeys { first: String, second: String },
     NonUtf8,
+    CloseAfterAnswer,
 }
 
 /// Fields every fault may have.
@@ -99,7 +101,7 @@ fn options_of(kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
         "status" => &["status", "body", "content_type", "retry_after"],
         "delay" => &["delay_ms"],
-        "reset" | "hang" | "non_utf8" => &[],
+        "reset" | "hang" | "non_utf8" | "close_after_answer" => &[],
         "after_processing" => &["then", "status", "body", "content_type", "retry_after"],
         "body" => &["status", "body", "body_base64", "content_type"],
         "truncate" => &["send_bytes", "status", "body", "body_base64", "content_type"],
@@ -317,6 +319,7 @@ impl Fault {
                 second: fields.string("second")?.unwrap_or_else(|| "successful".to_owned()),
             },
             "non_utf8" => Kind::NonUtf8,
+            "close_after_answer" => Kind::CloseAfterAnswer,
             _ => return Err(format!("Unknown kind {kind:?}")),
         })
     }
@@ -360,6 +363,13 @@ async fn apply(fault: &Fault, request: Request, next: Next) -> Response {
         }
         Kind::Reset => reset(control.as_ref()),
         Kind::Hang => hang(request).await,
+        Kind::CloseAfterAnswer => {
+            match &control {
+                Some(control) => control.close_after_answer(),
+                None => eprintln!("sika-sandbox: no connection control for a close_after_answer fault"),
+            }
+            next.run(request).await
+        }
         Kind::AfterProcessing(then) => {
             drop(next.run(request).await);
             match then {
