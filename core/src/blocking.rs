@@ -140,8 +140,10 @@ impl BlockingClient {
         // client was idle (a proxy's keep-alive timeout) is still unread: the pool would hand
         // out that dead connection and the request (a charge, say) would be lost on it. Let the
         // runtime read its pending I/O events and run the connection tasks they wake first.
-        runtime.block_on(let_connection_tasks_catch_up());
-        let result = runtime.block_on(call);
+        let result = runtime.block_on(async {
+            let_connection_tasks_catch_up().await;
+            call.await
+        });
         if result.is_err() {
             // A call that ended early (timeout, cancellation) dropped its request, which wakes
             // that connection's task to close the socket; nothing drives the runtime between
@@ -156,7 +158,7 @@ impl BlockingClient {
 /// before it resumes a yielded task, so the first yield reads the pending socket events and
 /// queues the connection tasks they wake, and the second lets those tasks run (a connection
 /// that reads the server's FIN leaves the pool) before the call. No sleep: costs a few
-/// microseconds when nothing is pending.
+/// microseconds when nothing is pending (a cached call: about 4.5 -> 7 µs here).
 async fn let_connection_tasks_catch_up() {
     tokio::task::yield_now().await;
     tokio::task::yield_now().await;
