@@ -610,6 +610,7 @@ mod tests {
         assert!(parse(r#"{"path":"/","method":"get","count":3,"kind":"reset"}"#).is_ok());
         assert!(parse(r#"{"path":"/charge","kind":"after_processing","then":"reset"}"#).is_ok());
         assert!(parse(r#"{"path":"/x","kind":"body","body_base64":"/w=="}"#).is_ok());
+        assert!(parse(r#"{"path":"/charge","kind":"close_after_answer"}"#).is_ok());
         for bad in [
             "nope",
             "[]",
@@ -641,6 +642,7 @@ mod tests {
             r#"{"path":"/bank","kind":"huge"}"#,
             r#"{"path":"/bank","kind":"deep_json","depth":0}"#,
             r#"{"path":"/bank","kind":"deep_json","nest":"list"}"#,
+            r#"{"path":"/bank","kind":"close_after_answer","status":500}"#,
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
