@@ -136,7 +136,14 @@ impl BlockingClient {
         // This process's runtime: a forked child builds its own (process.rs).
         let runtime = self.runtime.get(CallRuntime::new)?;
         let runtime = runtime.runtime();
-        let result = runtime.block_on(call);
+        // Nothing drives the runtime between calls, so a close the server sent while the
+        // client was idle (a proxy's keep-alive timeout) is still unread: the pool would hand
+        // out that dead connection and the request (a charge, say) would be lost on it. Let the
+        // runtime read its pending I/O events and run the connection tasks they wake first.
+        let result = runtime.block_on(async {
+            let_connection_tasks_catch_up().await;
+            call.await
+        });
         if result.is_err() {
             // A call that ended early (timeout, cancellation) dropped its request, which wakes
             // that connection's task to close the socket; nothing drives the runtime between
@@ -145,6 +152,16 @@ impl BlockingClient {
         }
         result
     }
+}
+
+/// Yields twice to a current-thread runtime: Tokio polls the I/O driver (without waiting)
+/// before it resumes a yielded task, so the first yield reads the pending socket events and
+/// queues the connection tasks they wake, and the second lets those tasks run (a connection
+/// that reads the server's FIN leaves the pool) before the call. No sleep: costs a few
+/// microseconds when nothing is pending (a cached call: about 4.5 -> 7 µs here).
+async fn let_connection_tasks_catch_up() {
+    tokio::task::yield_now().await;
+    tokio::task::yield_now().await;
 }
 
 impl std::fmt::Debug for BlockingClient {

@@ -20,6 +20,7 @@
 //! | `huge` | a valid verify answer of `size_bytes`, generated as it is sent; `Content-Length` declared unless `chunked: true` | no |
 //! | `deep_json` | a verify-like envelope whose `data` is nested `depth` levels (default 10 000) of `nest: "array"` (default) or `"object"` | no |
 //! | `duplicate_keys` | a 200 verify answer whose `data` has `status` twice: `first` (default `failed`) where it belongs, `second` (default `successful`) last; `data` is the real answer's when it has one, else a minimal transaction for the path's last segment | yes |
+//! | `close_after_answer` | the normal answer (no `Connection: close`), then the connection closed (FIN), as a proxy's keep-alive timeout closes an idle connection | yes |
 //! | `non_utf8` | a 200 `application/json` body with bytes that are not UTF-8 | no |
 //! | `echo_key` | `body` with `{key}` replaced by the request's bearer key and `{key_tail}` by that key without its first 3 characters (B50) | no |
 
@@ -110,6 +111,7 @@ enum Kind {
     /// `{key_tail}` by that key without its first 3 characters: a service echoing the key,
     /// whole or cut, into its text (behaviour B50).
     EchoKey(Canned),
+    CloseAfterAnswer,
 }
 
 /// Fields every fault may have.
@@ -120,7 +122,7 @@ fn options_of(kind: &str) -> Option<&'static [&'static str]> {
     Some(match kind {
         "status" => &["status", "body", "content_type", "retry_after"],
         "delay" => &["delay_ms"],
-        "reset" | "hang" | "non_utf8" => &[],
+        "reset" | "hang" | "non_utf8" | "close_after_answer" => &[],
         "after_processing" => &["then", "status", "body", "content_type", "retry_after"],
         "body" => &["status", "body", "body_base64", "content_type"],
         "truncate" => &["send_bytes", "status", "body", "body_base64", "content_type"],
@@ -345,6 +347,7 @@ impl Fault {
                 second: fields.string("second")?.unwrap_or_else(|| "successful".to_owned()),
             },
             "non_utf8" => Kind::NonUtf8,
+            "close_after_answer" => Kind::CloseAfterAnswer,
             _ => return Err(format!("Unknown kind {kind:?}")),
         })
     }
@@ -389,6 +392,13 @@ async fn apply(fault: &Fault, request: Request, next: Next) -> Response {
         }
         Kind::Reset => reset(control.as_ref()),
         Kind::Hang => hang(request).await,
+        Kind::CloseAfterAnswer => {
+            match &control {
+                Some(control) => control.close_after_answer(),
+                None => eprintln!("sika-sandbox: no connection control for a close_after_answer fault"),
+            }
+            next.run(request).await
+        }
         Kind::AfterProcessing(then) => {
             drop(next.run(request).await);
             match then {
@@ -641,6 +651,7 @@ mod tests {
         assert!(parse(r#"{"path":"/","method":"get","count":3,"kind":"reset"}"#).is_ok());
         assert!(parse(r#"{"path":"/charge","kind":"after_processing","then":"reset"}"#).is_ok());
         assert!(parse(r#"{"path":"/x","kind":"body","body_base64":"/w=="}"#).is_ok());
+        assert!(parse(r#"{"path":"/charge","kind":"close_after_answer"}"#).is_ok());
         for bad in [
             "nope",
             "[]",
@@ -672,6 +683,7 @@ mod tests {
             r#"{"path":"/bank","kind":"huge"}"#,
             r#"{"path":"/bank","kind":"deep_json","depth":0}"#,
             r#"{"path":"/bank","kind":"deep_json","nest":"list"}"#,
+            r#"{"path":"/bank","kind":"close_after_answer","status":500}"#,
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }

@@ -30,6 +30,10 @@ use tokio::net::{TcpListener, TcpStream};
 #[derive(Debug, Default)]
 pub struct ConnectionControl {
     aborted: AtomicBool,
+    /// Set by the `close_after_answer` fault: close the connection once the answer is out.
+    close_after_answer: AtomicBool,
+    /// Set once that close was done: reads then see the end of the stream.
+    closed_after_answer: AtomicBool,
 }
 
 impl ConnectionControl {
@@ -42,6 +46,13 @@ impl ConnectionControl {
 
     fn is_aborted(&self) -> bool {
         self.aborted.load(Ordering::SeqCst)
+    }
+
+    /// Closes the connection (FIN, not a reset) once the current answer has been flushed,
+    /// without a `Connection: close` header: what a proxy's keep-alive timeout does to an idle
+    /// connection, made deterministic.
+    pub fn close_after_answer(&self) {
+        self.close_after_answer.store(true, Ordering::SeqCst);
     }
 }
 
@@ -159,6 +170,11 @@ impl AsyncRead for AbortableStream {
         if let Some(err) = self.aborted() {
             return Poll::Ready(Err(err));
         }
+        if self.control.closed_after_answer.load(Ordering::SeqCst) {
+            // The end of the stream: hyper drops the connection, closing the socket for good
+            // (a request the client writes after this never reaches a handler).
+            return Poll::Ready(Ok(()));
+        }
         Pin::new(&mut self.inner).poll_read(cx, buf)
     }
 }
@@ -190,7 +206,14 @@ impl AsyncWrite for AbortableStream {
         if let Some(err) = self.aborted() {
             return Poll::Ready(Err(err));
         }
-        Pin::new(&mut self.inner).poll_flush(cx)
+        let flushed = Pin::new(&mut self.inner).poll_flush(cx);
+        if matches!(flushed, Poll::Ready(Ok(()))) && self.control.close_after_answer.swap(false, Ordering::SeqCst) {
+            // The answer is out (hyper flushes a response once it is written whole): send the
+            // FIN now, and end the stream for hyper's next read.
+            self.control.closed_after_answer.store(true, Ordering::SeqCst);
+            return Pin::new(&mut self.inner).poll_shutdown(cx);
+        }
+        flushed
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
