@@ -36,7 +36,8 @@ pub fn exact_value(text: &str) -> Option<(bool, String, i128)> {
         None => (false, mantissa.strip_prefix('+').unwrap_or(mantissa)),
     };
     let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
-    if whole.is_empty() || !format!("{whole}{fraction}").bytes().all(|b| b.is_ascii_digit()) {
+    // `.5` is a number text (the value one half); `.` alone is not.
+    if (whole.is_empty() && fraction.is_empty()) || !format!("{whole}{fraction}").bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let digits = format!("{whole}{fraction}");
