@@ -14,6 +14,7 @@ use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoney
 use crate::process::PerProcess;
 use crate::safety::await_status::{self, AwaitOptions, Schedule};
 use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
+use crate::safety::grace::{self, NotFound, NotFoundGrace};
 use crate::safety::webhook::{self, WebhookDecision};
 use crate::secret::SecretKey;
 use crate::transport::{Reply, Sent, Transport, TransportSettings};
@@ -41,18 +42,26 @@ struct Inner {
     bank_cache_ttl: Duration,
     /// `timeout_ms`: the bound of a whole call where a call can wait on another's work.
     call_timeout: Duration,
+    /// `not_found_grace_ms`: how long "not found" may mean "not visible yet" (ADR 0023).
+    not_found_grace: Duration,
     process: PerProcess<ProcessState>,
 }
 
-/// What a client holds per process: the connection pool and the bank cache.
+/// What a client holds per process: the connection pool, the bank cache, and when each
+/// reference was first not found (a forked child starts afresh: its graces only get longer).
 struct ProcessState {
     transport: Transport,
     bank_cache: BankCache,
+    not_found: NotFoundGrace,
 }
 
 impl ProcessState {
-    fn new(settings: &Arc<TransportSettings>, bank_cache_ttl: Duration) -> Result<Self> {
-        Ok(Self { transport: Transport::new(Arc::clone(settings))?, bank_cache: BankCache::new(bank_cache_ttl) })
+    fn new(settings: &Arc<TransportSettings>, bank_cache_ttl: Duration, not_found_grace: Duration) -> Result<Self> {
+        Ok(Self {
+            transport: Transport::new(Arc::clone(settings))?,
+            bank_cache: BankCache::new(bank_cache_ttl),
+            not_found: NotFoundGrace::new(not_found_grace),
+        })
     }
 }
 
@@ -62,7 +71,8 @@ impl Client {
         let base_url = config.validate()?;
         let settings = Arc::new(TransportSettings::new(&config, &base_url)?);
         let bank_cache_ttl = Duration::from_secs(config.bank_cache_ttl_seconds);
-        let state = ProcessState::new(&settings, bank_cache_ttl)?;
+        let not_found_grace = Duration::from_millis(config.not_found_grace_ms);
+        let state = ProcessState::new(&settings, bank_cache_ttl, not_found_grace)?;
         Ok(Self {
             inner: Arc::new(Inner {
                 settings,
@@ -70,6 +80,7 @@ impl Client {
                 secret_key: config.secret_key,
                 bank_cache_ttl,
                 call_timeout: Duration::from_millis(config.timeout_ms),
+                not_found_grace,
                 process: PerProcess::new(state),
             }),
         })
@@ -160,7 +171,9 @@ impl Client {
     /// (look the order up by [`parse_webhook_event`](crate::parse_webhook_event)'s reference first).
     /// The notification is only a hint: `Fulfil` comes only from verifying its reference.
     /// Answer the webhook with [`WebhookDecision::http_status`]. Deliveries can repeat: make
-    /// fulfilment idempotent on the reference.
+    /// fulfilment idempotent on the reference. A reference the service does not know is
+    /// `RetryLater` (503) for `not_found_grace_ms` after this process first heard "not found"
+    /// for it (the notification may be early), `Reject` (400) after that.
     pub async fn handle_webhook(&self, body: &[u8], expected: &ExpectedPayment) -> Result<WebhookDecision> {
         confirm::validate_expected(expected)?;
         let reference = match webhook::reference_to_verify(body) {
@@ -168,23 +181,34 @@ impl Client {
             Err(ended) => return Ok(scrub_decision(ended.into(), &self.inner.secret_key)),
         };
         let verified = self.verify_transaction(&reference).await;
-        Ok(scrub_decision(webhook::decide(verified, &reference, expected), &self.inner.secret_key))
+        let state = self.state()?;
+        let decision = webhook::decide(verified, &reference, expected, || state.not_found.not_found(&reference));
+        Ok(scrub_decision(decision, &self.inner.secret_key))
     }
 
     /// Verifies `reference` while it is pending (the customer has not answered the USSD prompt
     /// yet), on the schedule of `options`, and returns the transaction once its status is
     /// final. Ends with `Timeout` at the deadline, or `Cancelled` when `options.cancellation` is
-    /// cancelled. Brief outages and a charge not yet visible are retried within the deadline.
+    /// cancelled. Brief outages are retried within the deadline; a charge not yet visible
+    /// (`TransactionNotFound`) for `not_found_grace_ms` from the wait's first "not found" for it:
+    /// the first check after that ends the wait with `TransactionNotFound`.
     pub async fn await_final_status(&self, reference: &str, options: &AwaitOptions) -> Result<Transaction> {
         validation::reference(reference)?;
         options.validate()?;
         let poll = async {
             let mut schedule = Schedule::new(options);
+            let mut first_not_found = None;
             while schedule.wait().await {
                 let check = tokio::time::timeout_at(schedule.deadline, self.verify_transaction(reference));
                 match check.await {
                     Ok(Ok(transaction)) if transaction.status.is_final() => return Ok(transaction),
                     Ok(Ok(_pending)) => {}
+                    Ok(Err(SikaError::TransactionNotFound)) => {
+                        let since = first_not_found.get_or_insert_with(tokio::time::Instant::now).elapsed();
+                        if let NotFound::Unknown { .. } = grace::classify(since, self.inner.not_found_grace) {
+                            return Err(SikaError::TransactionNotFound);
+                        }
+                    }
                     Ok(Err(error)) if await_status::is_worth_retrying(&error) => {}
                     Ok(Err(error)) => return Err(error),
                     Err(_deadline) => break,
@@ -220,7 +244,7 @@ impl Client {
     /// one that built the last ones (process.rs); `Configuration` after `shutdown`.
     fn state(&self) -> Result<Arc<ProcessState>> {
         let inner = &self.inner;
-        inner.process.get(|| ProcessState::new(&inner.settings, inner.bank_cache_ttl))
+        inner.process.get(|| ProcessState::new(&inner.settings, inner.bank_cache_ttl, inner.not_found_grace))
     }
 
     /// A GET (with the transport's retries) decoded by `decode`.

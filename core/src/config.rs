@@ -28,6 +28,11 @@ pub struct ClientConfig {
     /// targets never use a proxy, and environment proxies (`HTTPS_PROXY`, ...) are ignored
     /// (ADR 0021). The credentials are never printed.
     pub proxy: Option<String>,
+    /// How long a reference the service does not know may be "not visible yet", counted from
+    /// this process's first "not found" for it (ADR 0023). Within it, `handle_webhook` answers
+    /// `RetryLater` (503) and `await_final_status` keeps checking; after it, `Reject` (400) and
+    /// `TransactionNotFound`. Default 300 000 ms (five minutes); 0: no grace.
+    pub not_found_grace_ms: u64,
 }
 
 // By hand: the derived form would print the proxy's credentials.
@@ -42,6 +47,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("bank_cache_ttl_seconds", &self.bank_cache_ttl_seconds)
             .field("user_agent_suffix", &self.user_agent_suffix)
             .field("proxy", &self.proxy.as_ref().map(|_| "<set>"))
+            .field("not_found_grace_ms", &self.not_found_grace_ms)
             .finish()
     }
 }
@@ -55,6 +61,8 @@ impl ClientConfig {
     pub const DEFAULT_MAX_RETRIES: u32 = 2;
     /// Default for [`bank_cache_ttl_seconds`](Self::bank_cache_ttl_seconds).
     pub const DEFAULT_BANK_CACHE_TTL_SECONDS: u64 = 3600;
+    /// Default for [`not_found_grace_ms`](Self::not_found_grace_ms): five minutes.
+    pub const DEFAULT_NOT_FOUND_GRACE_MS: u64 = 300_000;
 
     /// Upper bound of the timeouts: one day (a deadline must stay representable).
     pub const MAX_TIMEOUT_MS: u64 = 86_400_000;
@@ -70,6 +78,7 @@ impl ClientConfig {
             bank_cache_ttl_seconds: Self::DEFAULT_BANK_CACHE_TTL_SECONDS,
             user_agent_suffix: None,
             proxy: None,
+            not_found_grace_ms: Self::DEFAULT_NOT_FOUND_GRACE_MS,
         }
     }
 
@@ -102,6 +111,12 @@ impl ClientConfig {
                     Self::MAX_TIMEOUT_MS
                 )));
             }
+        }
+        if self.not_found_grace_ms > Self::MAX_TIMEOUT_MS {
+            return Err(SikaError::configuration(format!(
+                "not_found_grace_ms must be at most {} (one day)",
+                Self::MAX_TIMEOUT_MS
+            )));
         }
         if let Some(suffix) = &self.user_agent_suffix {
             if suffix.is_empty() || !suffix.bytes().all(|b| b == b' ' || b.is_ascii_graphic()) {
@@ -176,6 +191,7 @@ mod tests {
         assert_eq!(config.max_retries, 2);
         assert_eq!(config.bank_cache_ttl_seconds, 3600);
         assert_eq!(config.user_agent_suffix, None);
+        assert_eq!(config.not_found_grace_ms, 300_000);
     }
 
     #[test]

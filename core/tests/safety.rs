@@ -86,7 +86,12 @@ async fn a_webhook_is_fulfilled_only_after_verification() {
     assert_eq!((pending.acknowledge(), pending.http_status()), (false, 503));
     assert!(matches!(decide("HOOK-SHORT").await, WebhookDecision::Investigate { .. }));
     assert!(matches!(decide("HOOK-WORD").await, WebhookDecision::Investigate { .. }));
-    let forged = decide("HOOK-NEVER-CHARGED").await;
+    // Within the default grace an unknown reference may be an early notification (B53) ...
+    let early = decide("HOOK-NEVER-CHARGED").await;
+    assert!(matches!(early, WebhookDecision::RetryLater { .. }), "{early:?}");
+    // ... and without one it is not a genuine notification.
+    let strict = Client::new(ClientConfig { not_found_grace_ms: 0, ..sandbox.config() }).expect("client");
+    let forged = strict.handle_webhook(&notification("HOOK-NEVER-CHARGED"), &order).await.expect("decision");
     assert!(matches!(forged, WebhookDecision::Reject { .. }), "{forged:?}");
     assert_eq!(forged.http_status(), 400);
     // A repeated delivery gets the same decision: fulfilment must be idempotent on the reference.

@@ -33,6 +33,11 @@ pub struct ClientConfig {
     /// callers break least.
     #[uniffi(default = None)]
     pub proxy: Option<String>,
+    /// How long a reference the service does not know may be "not visible yet", from this
+    /// process's first "not found" for it: a webhook is then answered 503 (`RetryLater`), and
+    /// `await_final_status` keeps checking. Default 300000 (five minutes); 0: no grace.
+    #[uniffi(default = None)]
+    pub not_found_grace_ms: Option<i64>,
 }
 
 impl TryFrom<ClientConfig> for crate::ClientConfig {
@@ -54,6 +59,9 @@ impl TryFrom<ClientConfig> for crate::ClientConfig {
         }
         core.user_agent_suffix = config.user_agent_suffix;
         core.proxy = config.proxy;
+        if let Some(value) = config.not_found_grace_ms {
+            core.not_found_grace_ms = unsigned("not_found_grace_ms", value)?;
+        }
         Ok(core)
     }
 }

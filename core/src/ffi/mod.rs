@@ -66,15 +66,17 @@ mod tests {
                 bank_cache_ttl_seconds: None,
                 user_agent_suffix: None,
                 proxy: None,
+                not_found_grace_ms: None,
             };
             change(&mut config);
             crate::ClientConfig::try_from(config)
         };
-        let cases: [(&str, ConfigChange); 4] = [
+        let cases: [(&str, ConfigChange); 5] = [
             ("timeout_ms", |c| c.timeout_ms = Some(-1)),
             ("connect_timeout_ms", |c| c.connect_timeout_ms = Some(-1)),
             ("max_retries", |c| c.max_retries = Some(-1)),
             ("bank_cache_ttl_seconds", |c| c.bank_cache_ttl_seconds = Some(-1)),
+            ("not_found_grace_ms", |c| c.not_found_grace_ms = Some(-1)),
         ];
         for (field, change) in cases {
             match config(change) {

@@ -88,14 +88,11 @@ impl Cancellation {
     }
 }
 
-/// Errors after which checking again can succeed: the service was unreachable or busy, or the
-/// new charge is not visible yet.
+/// Errors after which checking again can succeed: the service was unreachable or busy. (A
+/// charge not visible yet, `TransactionNotFound`, has its own bound: the grace, ADR 0023.)
 pub(crate) fn is_worth_retrying(error: &SikaError) -> bool {
     match error {
-        SikaError::Timeout
-        | SikaError::Network { .. }
-        | SikaError::RateLimited { .. }
-        | SikaError::TransactionNotFound => true,
+        SikaError::Timeout | SikaError::Network { .. } | SikaError::RateLimited { .. } => true,
         SikaError::Api { http_status, .. } | SikaError::UnexpectedResponse { http_status, .. } => *http_status >= 500,
         _ => false,
     }

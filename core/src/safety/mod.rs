@@ -2,5 +2,6 @@
 
 pub(crate) mod await_status;
 pub(crate) mod confirm;
+pub(crate) mod grace;
 pub(crate) mod phone;
 pub(crate) mod webhook;

@@ -10,6 +10,7 @@ use crate::error::{Result, SikaError};
 use crate::models::Transaction;
 use crate::models::json::to_json_methods;
 use crate::safety::confirm::{ExpectedPayment, PaymentCheck, check_payment};
+use crate::safety::grace::NotFound;
 use crate::status::MerchantAction;
 
 /// Largest notification accepted; the documented payload is a few dozen bytes.
@@ -73,14 +74,15 @@ pub enum WebhookDecision {
         /// Why.
         reason: String,
     },
-    /// Not decidable now (still pending, or the service could not be reached): answer with an
+    /// Not decidable now (still pending, the service could not be reached, or it does not know
+    /// the reference yet, within `not_found_grace_ms` of the first "not found"): answer with an
     /// error so the service delivers it again, or verify later.
     RetryLater {
         /// Why.
         reason: String,
     },
     /// Not a genuine or well-formed notification: malformed, oversized, no reference, or a
-    /// reference the service does not know.
+    /// reference the service still does not know once `not_found_grace_ms` has passed.
     Reject {
         /// Why.
         reason: String,
@@ -236,13 +238,19 @@ pub(crate) fn reference_to_verify(body: &[u8]) -> std::result::Result<String, En
     }
 }
 
-/// Decides from the verification of the notification's reference.
-pub(crate) fn decide(verified: Result<Transaction>, reference: &str, expected: &ExpectedPayment) -> WebhookDecision {
+/// Decides from the verification of the notification's reference. `not_found` says what a
+/// `TransactionNotFound` means now (asked only then): within the grace the notification may be
+/// early, so the service is asked to deliver it again; after it, the reference is unknown.
+pub(crate) fn decide(
+    verified: Result<Transaction>,
+    reference: &str,
+    expected: &ExpectedPayment,
+    not_found: impl FnOnce() -> NotFound,
+) -> WebhookDecision {
     let transaction = match verified {
         Ok(transaction) => transaction,
-        Err(
-            error @ (SikaError::TransactionNotFound | SikaError::InvalidReference | SikaError::InvalidInput { .. }),
-        ) => {
+        Err(SikaError::TransactionNotFound) => return decide_not_found(not_found()),
+        Err(error @ (SikaError::InvalidReference | SikaError::InvalidInput { .. })) => {
             return WebhookDecision::Reject {
                 reason: format!("the reference does not verify ({error}): not a genuine notification"),
             };
@@ -268,8 +276,31 @@ pub(crate) fn decide(verified: Result<Transaction>, reference: &str, expected: &
     }
 }
 
+/// A reference the service does not know: early within the grace, unknown after it.
+fn decide_not_found(not_found: NotFound) -> WebhookDecision {
+    match not_found {
+        NotFound::NotVisibleYet { since, grace } => WebhookDecision::RetryLater {
+            reason: format!(
+                "the service does not know the reference yet (first not found {} ms ago, within the {} ms grace \
+                 for an early notification): deliver it again",
+                since.as_millis(),
+                grace.as_millis()
+            ),
+        },
+        NotFound::Unknown { grace } => WebhookDecision::Reject {
+            reason: format!(
+                "the service still does not know the reference {} ms after it was first not found: not a genuine \
+                 notification",
+                grace.as_millis()
+            ),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -351,8 +382,36 @@ mod tests {
     #[test]
     fn verification_errors_decide_between_reject_and_retry() {
         let expected = ExpectedPayment { amount: "1".parse().expect("amount"), currency: "GHS".into() };
-        assert!(matches!(decide(Err(SikaError::TransactionNotFound), "R", &expected), WebhookDecision::Reject { .. }));
-        assert!(matches!(decide(Err(SikaError::Timeout), "R", &expected), WebhookDecision::RetryLater { .. }));
-        assert!(matches!(decide(Err(SikaError::Unauthorized), "R", &expected), WebhookDecision::RetryLater { .. }));
+        let unasked = || -> NotFound { panic!("the grace is asked about a not-found only") };
+        assert!(matches!(decide(Err(SikaError::Timeout), "R", &expected, unasked), WebhookDecision::RetryLater { .. }));
+        assert!(matches!(
+            decide(Err(SikaError::Unauthorized), "R", &expected, unasked),
+            WebhookDecision::RetryLater { .. }
+        ));
+        assert!(matches!(
+            decide(Err(SikaError::InvalidReference), "R", &expected, unasked),
+            WebhookDecision::Reject { .. }
+        ));
+    }
+
+    #[test]
+    fn b53_a_reference_not_found_is_retried_within_the_grace_and_rejected_after_it() {
+        let expected = ExpectedPayment { amount: "1".parse().expect("amount"), currency: "GHS".into() };
+        let grace = Duration::from_secs(300);
+        let early = || NotFound::NotVisibleYet { since: Duration::from_secs(10), grace };
+        let decision = decide(Err(SikaError::TransactionNotFound), "R", &expected, early);
+        match &decision {
+            WebhookDecision::RetryLater { reason } => {
+                assert!(
+                    reason.contains("not know the reference yet") && reason.contains("300000 ms grace"),
+                    "{reason}"
+                );
+            }
+            other => panic!("expected RetryLater, got {other:?}"),
+        }
+        assert_eq!(decision.http_status(), 503);
+        let late = decide(Err(SikaError::TransactionNotFound), "R", &expected, || NotFound::Unknown { grace });
+        assert!(matches!(late, WebhookDecision::Reject { ref reason } if reason.contains("still does not know")));
+        assert_eq!(late.http_status(), 400);
     }
 }
