@@ -27,7 +27,7 @@ CATEGORIES = [
     ("concurrency", {18, 31, 48}, ("concurren",)),
     ("cancellation and leaks", {23, 32}, ("cancel",)),
     ("memory", {33}, ("memory",)),
-    ("payment safety", set(range(21, 29)) | {36}, ("safety",)),
+    ("payment safety", set(range(21, 29)) | {36, 53}, ("safety",)),
     ("process model", {37, 38, 39}, ("process_model", "deployment")),
     ("host runtimes (records as data, logging, typing, Java, SwiftPM)", {40, 41, 42, 44, 45}, ()),
 ]

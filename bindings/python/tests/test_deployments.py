@@ -184,7 +184,7 @@ def test_b39_real_webhook_deliveries_fulfil_each_paid_order_once(deployment, dep
         paid: [200] * 3,  # Fulfil
         failed: [200] * 2,  # Ignore
         short: [200] * 2,  # Investigate
-        never_charged: [400],  # Reject: the service does not know it
+        never_charged: [503],  # RetryLater: within the grace, perhaps an early notification (B53)
         not_ours: [400],  # no such order
         junk: [400],  # not a notification
     }
