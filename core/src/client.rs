@@ -181,8 +181,7 @@ impl Client {
             Err(ended) => return Ok(scrub_decision(ended.into(), &self.inner.secret_key)),
         };
         let verified = self.verify_transaction(&reference).await;
-        let state = self.state()?;
-        let decision = webhook::decide(verified, &reference, expected, || state.not_found.not_found(&reference));
+        let decision = webhook::decide(verified, &reference, expected, || self.not_found(&reference));
         Ok(scrub_decision(decision, &self.inner.secret_key))
     }
 
@@ -238,6 +237,15 @@ impl Client {
     /// been shut down"). Idempotent; never blocks. Dropping the last clone does the same.
     pub fn shutdown(&self) {
         drop(self.inner.process.shut_down());
+    }
+
+    /// What a "not found" for `reference` means now (ADR 0023). A client shut down since the
+    /// verification has no memory left: the first sight is now.
+    fn not_found(&self, reference: &str) -> NotFound {
+        match self.state() {
+            Ok(state) => state.not_found.not_found(reference),
+            Err(_) => grace::classify(Duration::ZERO, self.inner.not_found_grace),
+        }
     }
 
     /// This process's connection pool and bank cache, built now in a process forked from the
