@@ -233,6 +233,16 @@ mod tests {
     }
 
     #[test]
+    fn b53_the_not_found_grace_may_be_zero_and_at_most_a_day() {
+        for (grace_ms, valid) in
+            [(0, true), (ClientConfig::MAX_TIMEOUT_MS, true), (ClientConfig::MAX_TIMEOUT_MS + 1, false)]
+        {
+            let config = ClientConfig { not_found_grace_ms: grace_ms, ..config("https://api.example.com") };
+            assert_eq!(config.validate().is_ok(), valid, "{grace_ms}");
+        }
+    }
+
+    #[test]
     fn key_problems_are_reported_without_the_key() {
         for key in ["", "sk test", "sk_test\n", "sk_tést"] {
             let error = ClientConfig::new(key, "https://api.example.com").validate().expect_err(key);

@@ -11,7 +11,8 @@ import pytest
 import sika
 from support import FIXTURES_DIR, transaction_object
 
-SCENARIO = next(s for s in json.loads((FIXTURES_DIR / "faults.json").read_text())["scenarios"] if s["id"] == "early_webhook")
+SCENARIOS = json.loads((FIXTURES_DIR / "faults.json").read_text())["scenarios"]
+SCENARIO = next(scenario for scenario in SCENARIOS if scenario["id"] == "early_webhook")
 SETUP = SCENARIO["setup"]
 GRACE_MS = SETUP["not_found_grace_ms"]
 ORDER = sika.ExpectedPayment(amount=Decimal(SETUP["amount"]), currency=SETUP["currency"])

@@ -195,6 +195,7 @@ final class BadInputsTests: XCTestCase {
             negative("timeout_ms", value) { $0.timeoutMs = value }
             negative("connect_timeout_ms", value) { $0.connectTimeoutMs = value }
             negative("bank_cache_ttl_seconds", value) { $0.bankCacheTtlSeconds = value }
+            negative("not_found_grace_ms", value) { $0.notFoundGraceMs = value }
         }
         for value: Int32 in [-1, .min] {
             negative("max_retries", value) { $0.maxRetries = value }

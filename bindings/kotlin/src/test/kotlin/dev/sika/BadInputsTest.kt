@@ -169,6 +169,7 @@ class BadInputsTest {
             "connect_timeout_ms" to valid.copy(connectTimeoutMs = -1),
             "max_retries" to valid.copy(maxRetries = -1),
             "bank_cache_ttl_seconds" to valid.copy(bankCacheTtlSeconds = -1),
+            "not_found_grace_ms" to valid.copy(notFoundGraceMs = -1),
         )
     }
 
