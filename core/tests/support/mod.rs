@@ -196,6 +196,15 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The `setup` of one scenario of `tests/fixtures/faults.json` (faults that are not one verify
+/// call): every language's test of that behaviour takes its parameters from there.
+pub fn scenario(id: &str) -> Value {
+    let faults = fixture("faults.json");
+    let scenarios = faults["scenarios"].as_array().expect("faults.json has scenarios");
+    let found = scenarios.iter().find(|scenario| scenario["id"] == id);
+    found.unwrap_or_else(|| panic!("faults.json has no scenario {id}"))["setup"].clone()
+}
+
 /// One control API operation of the sandbox at `url` (see [`Sandbox::control`]).
 pub fn control(url: &str, operation: &str, reference: Option<&str>, body: Option<&str>) -> Value {
     let operations = fixture("sandbox_control.json");
