@@ -56,7 +56,7 @@ class BankFlightTest {
     private fun assertShared(fault: JsonObject, outcomes: List<Result<List<Bank>>>, tookMs: Long) {
         assertEquals(callers, outcomes.size)
         val kinds = outcomes.map { outcome -> outcome.fold({ "Ok" }, { it::class.simpleName }) }
-        assertEquals(List(callers) { fault.text("error") }, kinds, "$outcomes")
+        assertEquals(List(callers) { fault.text("error") }, kinds, "${outcomes.map { it.exceptionOrNull()?.message ?: "a bank list" }}")
         if ("http_status" in fault) {
             val answers = outcomes.map { (it.exceptionOrNull() as SikaException.Api).let { error -> error.httpStatus to error.message } }
             assertEquals(setOf(fault.int("http_status") to answers[0].second), answers.toSet())
