@@ -6,22 +6,59 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::Value;
 use sika_core::{BlockingClient, Client, SikaError};
-use support::Sandbox;
+use support::{Sandbox, scenario};
 
-const CALLERS: usize = 8;
-const TIMEOUT_MS: u64 = 600;
+/// faults.json's `concurrent_bank_fetch_during_outage`: every parameter of these tests.
+struct Outage {
+    setup: Value,
+    callers: usize,
+    country: String,
+    timeout_ms: u64,
+    /// Queued callers would take `callers × timeout`; sharing takes one timeout. The bound (in
+    /// timeouts) leaves room for a loaded machine and still fails the queue.
+    bound: Duration,
+}
 
-/// Queued callers would take `CALLERS × timeout`; sharing takes one timeout. Two leave room
-/// for a loaded machine and still fail the queue.
-const BOUND: Duration = Duration::from_millis(2 * TIMEOUT_MS);
+impl Outage {
+    fn read() -> Self {
+        let setup = scenario("concurrent_bank_fetch_during_outage");
+        let number = |name: &str| setup[name].as_u64().unwrap_or_else(|| panic!("{name}"));
+        let timeout_ms = number("timeout_ms");
+        Self {
+            callers: number("callers") as usize,
+            country: setup["country"].as_str().expect("country").to_owned(),
+            bound: Duration::from_millis(number("bound_in_timeouts") * timeout_ms),
+            timeout_ms,
+            setup,
+        }
+    }
 
-fn config(sandbox: &Sandbox) -> sika_core::ClientConfig {
-    let mut config = sandbox.config();
-    config.timeout_ms = TIMEOUT_MS;
-    config.max_retries = 0;
-    config
+    fn config(&self, sandbox: &Sandbox) -> sika_core::ClientConfig {
+        let mut config = sandbox.config();
+        config.timeout_ms = self.timeout_ms;
+        config.max_retries = self.setup["max_retries"].as_u64().expect("max_retries") as u32;
+        config
+    }
+
+    /// Puts the scenario's fault `name` (`hang`, `slow_503`) in place; returns the error all
+    /// callers must share.
+    fn fault(&self, sandbox: &Sandbox, name: &str) -> SikaError {
+        let fault = &self.setup["faults"][name];
+        let (kind, count) = (fault["kind"].as_str().expect("kind"), fault["count"].as_u64().expect("count"));
+        sandbox.fault(self.setup["path"].as_str().expect("path"), kind, count as u32, fault["options"].clone());
+        match fault["error"].as_str() {
+            Some("Timeout") => SikaError::Timeout,
+            // The service's own message, from the envelope the fault sends.
+            Some("Api") => {
+                let body: Value = serde_json::from_str(fault["options"]["body"].as_str().expect("body")).expect("JSON");
+                let message = body["message"].as_str().expect("message").to_owned();
+                SikaError::Api { http_status: fault["http_status"].as_i64().expect("http_status") as i32, message }
+            }
+            other => panic!("{name}: no expected error for {other:?}"),
+        }
+    }
 }
 
 /// How many bank list requests the sandbox received.
@@ -29,17 +66,11 @@ fn bank_requests(sandbox: &Sandbox) -> usize {
     sandbox.requests().iter().filter(|r| r["path"].as_str().is_some_and(|p| p.starts_with("/bank"))).count()
 }
 
-/// A 503 sent slowly enough (about 300 ms) that every caller joins the fetch before it answers.
-fn slow_outage(sandbox: &Sandbox) {
-    let body = r#"{"status":false,"message":"Service unavailable","data":null}"#;
-    sandbox.fault("/bank", "drip", 1, json!({ "status": 503, "body": body, "chunk_bytes": 4, "interval_ms": 20 }));
-}
-
-async fn concurrent_async_calls(client: &Client) -> (Vec<Result<usize, SikaError>>, Duration) {
+async fn concurrent_async_calls(outage: &Outage, client: &Client) -> (Vec<Result<usize, SikaError>>, Duration) {
     let started = Instant::now();
-    let calls = (0..CALLERS).map(|_| {
-        let client = client.clone();
-        tokio::spawn(async move { client.list_banks(Some("GH")).await.map(|banks| banks.len()) })
+    let calls = (0..outage.callers).map(|_| {
+        let (client, country) = (client.clone(), outage.country.clone());
+        tokio::spawn(async move { client.list_banks(Some(&country)).await.map(|banks| banks.len()) })
     });
     let mut outcomes = Vec::new();
     for call in calls.collect::<Vec<_>>() {
@@ -48,70 +79,74 @@ async fn concurrent_async_calls(client: &Client) -> (Vec<Result<usize, SikaError
     (outcomes, started.elapsed())
 }
 
-fn concurrent_blocking_calls(client: &BlockingClient) -> (Vec<Result<usize, SikaError>>, Duration) {
+fn concurrent_blocking_calls(outage: &Outage, client: &BlockingClient) -> (Vec<Result<usize, SikaError>>, Duration) {
     let started = Instant::now();
     let outcomes = std::thread::scope(|scope| {
-        let calls: Vec<_> =
-            (0..CALLERS).map(|_| scope.spawn(|| client.list_banks(Some("GH")).map(|banks| banks.len()))).collect();
+        let calls: Vec<_> = (0..outage.callers)
+            .map(|_| scope.spawn(|| client.list_banks(Some(&outage.country)).map(|banks| banks.len())))
+            .collect();
         calls.into_iter().map(|call| call.join().expect("thread")).collect()
     });
     (outcomes, started.elapsed())
 }
 
-fn assert_all(outcomes: &[Result<usize, SikaError>], expected: &SikaError, took: Duration) {
-    assert_eq!(outcomes.len(), CALLERS);
+fn assert_all(outage: &Outage, outcomes: &[Result<usize, SikaError>], expected: &SikaError, took: Duration) {
+    assert_eq!(outcomes.len(), outage.callers);
     for outcome in outcomes {
         assert_eq!(outcome.as_ref().err(), Some(expected), "{outcomes:?}");
     }
-    assert!(took < BOUND, "{CALLERS} callers took {took:?}, more than {BOUND:?}");
+    let (callers, bound) = (outage.callers, outage.bound);
+    assert!(took < bound, "{callers} callers took {took:?}, more than {bound:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b48_async_callers_during_a_hang_share_one_fetch_and_time_out_together() {
+    let outage = Outage::read();
     let sandbox = Sandbox::start();
-    let client = Client::new(config(&sandbox)).expect("client");
-    sandbox.fault("/bank", "hang", 100, json!({}));
-    let (outcomes, took) = concurrent_async_calls(&client).await;
-    assert_all(&outcomes, &SikaError::Timeout, took);
+    let client = Client::new(outage.config(&sandbox)).expect("client");
+    let expected = outage.fault(&sandbox, "hang");
+    let (outcomes, took) = concurrent_async_calls(&outage, &client).await;
+    assert_all(&outage, &outcomes, &expected, took);
     assert_eq!(bank_requests(&sandbox), 1, "one flight, one request");
 
     sandbox.control("clear_faults", None, None);
-    assert!(client.list_banks(Some("GH")).await.is_ok(), "the call after the failure fetches again");
+    assert!(client.list_banks(Some(&outage.country)).await.is_ok(), "the call after the failure fetches again");
     assert_eq!(bank_requests(&sandbox), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b48_async_callers_share_one_fetch_and_its_5xx() {
+    let outage = Outage::read();
     let sandbox = Sandbox::start();
-    let client = Client::new(config(&sandbox)).expect("client");
-    slow_outage(&sandbox);
-    let (outcomes, took) = concurrent_async_calls(&client).await;
-    let unavailable = SikaError::Api { http_status: 503, message: "Service unavailable".into() };
-    assert_all(&outcomes, &unavailable, took);
+    let client = Client::new(outage.config(&sandbox)).expect("client");
+    let expected = outage.fault(&sandbox, "slow_503");
+    let (outcomes, took) = concurrent_async_calls(&outage, &client).await;
+    assert_all(&outage, &outcomes, &expected, took);
     assert_eq!(bank_requests(&sandbox), 1, "one flight, one request");
 }
 
 #[test]
 fn b48_blocking_callers_during_a_hang_share_one_fetch_and_time_out_together() {
+    let outage = Outage::read();
     let sandbox = Sandbox::start();
-    let client = BlockingClient::new(config(&sandbox)).expect("client");
-    sandbox.fault("/bank", "hang", 100, json!({}));
-    let (outcomes, took) = concurrent_blocking_calls(&client);
-    assert_all(&outcomes, &SikaError::Timeout, took);
+    let client = BlockingClient::new(outage.config(&sandbox)).expect("client");
+    let expected = outage.fault(&sandbox, "hang");
+    let (outcomes, took) = concurrent_blocking_calls(&outage, &client);
+    assert_all(&outage, &outcomes, &expected, took);
     assert_eq!(bank_requests(&sandbox), 1, "one flight, one request");
 
     sandbox.control("clear_faults", None, None);
-    assert!(client.list_banks(Some("GH")).is_ok(), "the call after the failure fetches again");
+    assert!(client.list_banks(Some(&outage.country)).is_ok(), "the call after the failure fetches again");
     assert_eq!(bank_requests(&sandbox), 2);
 }
 
 #[test]
 fn b48_blocking_callers_share_one_fetch_and_its_5xx() {
+    let outage = Outage::read();
     let sandbox = Sandbox::start();
-    let client = BlockingClient::new(config(&sandbox)).expect("client");
-    slow_outage(&sandbox);
-    let (outcomes, took) = concurrent_blocking_calls(&client);
-    let unavailable = SikaError::Api { http_status: 503, message: "Service unavailable".into() };
-    assert_all(&outcomes, &unavailable, took);
+    let client = BlockingClient::new(outage.config(&sandbox)).expect("client");
+    let expected = outage.fault(&sandbox, "slow_503");
+    let (outcomes, took) = concurrent_blocking_calls(&outage, &client);
+    assert_all(&outage, &outcomes, &expected, took);
     assert_eq!(bank_requests(&sandbox), 1, "one flight, one request");
 }

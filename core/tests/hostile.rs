@@ -6,7 +6,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use sika_core::{Client, SikaError, TransactionStatus};
+use sika_core::{Client, ExpectedPayment, PaymentCheck, SikaError, TransactionStatus};
 use support::{Sandbox, transaction_object};
 
 /// The shared fault list of every language's hostile-response tests.
@@ -29,6 +29,21 @@ fn kind_of(result: &Result<TransactionStatus, SikaError>) -> String {
     }
 }
 
+/// What a case of faults.json must end in: its `error` kind, or for `"outcome": "confirmed"` (a
+/// fault the SDK must survive) the seeded transaction, verified and confirmed as paid.
+enum Expected<'a> {
+    Error(&'a str),
+    Confirmed,
+}
+
+fn expected(case: &Value) -> Expected<'_> {
+    match (case["error"].as_str(), case["outcome"].as_str()) {
+        (Some(error), None) => Expected::Error(error),
+        (None, Some("confirmed")) => Expected::Confirmed,
+        _ => panic!("{}: a case has either an error or \"outcome\": \"confirmed\"", case["id"]),
+    }
+}
+
 #[tokio::test]
 async fn b29_every_fault_is_a_typed_error_within_the_deadline() {
     let faults = faults();
@@ -43,12 +58,33 @@ async fn b29_every_fault_is_a_typed_error_within_the_deadline() {
         sandbox.seed_transaction(&transaction_object("HOSTILE-1", "successful", "10"));
         let count = faults["count"].as_u64().expect("count") as u32;
         sandbox.fault("/transaction/verify", kind, count, case["options"].clone());
+        let client = client(&sandbox, &faults);
         let started = Instant::now();
-        let result = client(&sandbox, &faults).verify_transaction("HOSTILE-1").await.map(|t| t.status);
+        let result = client.verify_transaction("HOSTILE-1").await.map(|t| t.status);
         let elapsed = started.elapsed();
-        assert_eq!(kind_of(&result), case["error"].as_str().expect("error"), "{id}: {result:?}");
         assert!(elapsed < limit, "{id}: took {elapsed:?}");
+        match expected(case) {
+            Expected::Error(error) => assert_eq!(kind_of(&result), error, "{id}: {result:?}"),
+            Expected::Confirmed => {
+                assert_eq!(result, Ok(TransactionStatus::Successful), "{id}");
+                // The same client again: the fault (`count` answers) is still in place.
+                let paid = ExpectedPayment { amount: "10".parse().expect("amount"), currency: "GHS".into() };
+                let started = Instant::now();
+                let check = client.confirm_payment("HOSTILE-1", &paid).await;
+                let elapsed = started.elapsed();
+                assert!(matches!(check, Ok(PaymentCheck::Confirmed { .. })), "{id}: {check:?}");
+                assert!(elapsed < limit, "{id}: confirm took {elapsed:?}");
+            }
+        }
     }
+}
+
+#[test]
+fn b29_every_case_expects_an_error_or_a_confirmed_payment() {
+    let faults = faults();
+    let cases = faults["cases"].as_array().expect("cases");
+    let confirmed = cases.iter().filter(|case| matches!(expected(case), Expected::Confirmed)).count();
+    assert!(confirmed >= 1, "faults.json lost its faults the SDK must survive");
 }
 
 #[tokio::test]

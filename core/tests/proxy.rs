@@ -10,8 +10,9 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use serde_json::Value;
 use sika_core::{Client, ClientConfig, SikaError};
-use support::{KEY, Sandbox, transaction_object};
+use support::{KEY, Sandbox, scenario, transaction_object};
 
 /// A proxy on loopback that records the first line of every request it receives and answers
 /// each with a forged "successful" body, as a hostile proxy would.
@@ -55,11 +56,24 @@ impl FakeProxy {
     }
 }
 
-fn set_proxy_environment(variables: &[&str], proxy_url: &str) {
-    // SAFETY: each test of this binary runs in its own process (nextest), so no other thread
-    // reads the environment while it changes.
+/// The variable names of faults.json's `environment_proxies` scenario, as `field` lists them.
+fn names(setup: &Value, field: &str) -> Vec<String> {
+    let list = setup[field].as_array().unwrap_or_else(|| panic!("environment_proxies: {field}"));
+    list.iter().map(|name| name.as_str().expect("a variable name").to_owned()).collect()
+}
+
+/// Sets `variables` to the proxy's URL, after removing every variable the scenario names (the
+/// previous round's, and `NO_PROXY`, which would hide what is tested).
+fn set_proxy_environment(setup: &Value, variables: &[String], proxy_url: &str) {
+    let mut every = names(setup, "cleared_variables");
+    every.extend(names(setup, "https_variables"));
+    for set in setup["loopback_variable_sets"].as_array().expect("loopback_variable_sets") {
+        every.extend(set.as_array().expect("a set").iter().filter_map(Value::as_str).map(str::to_owned));
+    }
+    // SAFETY: each test of this binary runs in its own process (nextest), and no other thread
+    // of it reads the environment while it changes.
     unsafe {
-        for name in ["NO_PROXY", "no_proxy"] {
+        for name in every {
             std::env::remove_var(name);
         }
         for name in variables {
@@ -68,31 +82,30 @@ fn set_proxy_environment(variables: &[&str], proxy_url: &str) {
     }
 }
 
-async fn loopback_call_goes_direct_with(variables: &[&str]) {
-    let proxy = FakeProxy::start();
-    set_proxy_environment(variables, &proxy.url);
-    let sandbox = Sandbox::start();
-    sandbox.seed_transaction(&transaction_object("B47-ENV", "successful", "5"));
-    let transaction = sandbox.client().verify_transaction("B47-ENV").await.expect("the sandbox answers directly");
-    assert_eq!(transaction.tx_ref, "B47-ENV");
-    assert_eq!(proxy.seen(), Vec::<String>::new(), "the proxy saw the loopback call (and the key)");
-    assert_eq!(sandbox.requests().len(), 1);
-}
-
 #[tokio::test]
-async fn b47_http_proxy_environment_is_not_used_for_loopback() {
-    loopback_call_goes_direct_with(&["HTTP_PROXY", "http_proxy"]).await;
-}
-
-#[tokio::test]
-async fn b47_all_proxy_environment_is_not_used_for_loopback() {
-    loopback_call_goes_direct_with(&["ALL_PROXY", "all_proxy"]).await;
+async fn b47_environment_proxies_are_not_used_for_loopback() {
+    let setup = scenario("environment_proxies");
+    let sets = setup["loopback_variable_sets"].as_array().expect("loopback_variable_sets");
+    assert!(!sets.is_empty(), "environment_proxies lists no variables");
+    for set in sets {
+        let variables: Vec<String> =
+            set.as_array().expect("a set").iter().filter_map(Value::as_str).map(str::to_owned).collect();
+        let proxy = FakeProxy::start();
+        set_proxy_environment(&setup, &variables, &proxy.url);
+        let sandbox = Sandbox::start();
+        sandbox.seed_transaction(&transaction_object("B47-ENV", "successful", "5"));
+        let transaction = sandbox.client().verify_transaction("B47-ENV").await;
+        assert_eq!(transaction.map(|t| t.tx_ref), Ok("B47-ENV".to_owned()), "{variables:?}: not answered directly");
+        assert_eq!(proxy.seen(), Vec::<String>::new(), "{variables:?}: the proxy saw the loopback call (and the key)");
+        assert_eq!(sandbox.requests().len(), 1);
+    }
 }
 
 #[tokio::test]
 async fn b47_https_proxy_environment_is_ignored_for_https_targets() {
+    let setup = scenario("environment_proxies");
     let proxy = FakeProxy::start();
-    set_proxy_environment(&["HTTPS_PROXY", "https_proxy", "ALL_PROXY"], &proxy.url);
+    set_proxy_environment(&setup, &names(&setup, "https_variables"), &proxy.url);
     // `.invalid` never resolves: ignoring the environment, the call fails before any traffic.
     let mut config = ClientConfig::new(KEY, "https://sika-proxy-test.invalid");
     config.max_retries = 0;

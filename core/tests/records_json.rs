@@ -93,12 +93,9 @@ fn b40_amount_scale_and_sub_millisecond_times_survive() {
     assert_eq!(back.updated_at, transaction.updated_at);
 }
 
-#[test]
-fn b40_the_other_records_read_back() {
-    for country in countries() {
-        round_trip(&country, |c| c.to_json(), country_info_from_json);
-    }
-    let request = ChargeRequest {
+/// A charge with every field set, a trailing zero in its amount.
+fn charge_request() -> ChargeRequest {
+    ChargeRequest {
         amount: "20.50".parse().expect("amount"),
         email: "ama@example.com".into(),
         phone_number: "+233244125678".into(),
@@ -106,8 +103,27 @@ fn b40_the_other_records_read_back() {
         currency: "GHS".into(),
         provider: "MTN".into(),
         callback_url: Some("https://shop.example/back".into()),
-    };
-    round_trip(&request, ChargeRequest::to_json, charge_request_from_json);
+    }
+}
+
+/// Printed (logs, `Debug`) the customer is masked; written as JSON (for the merchant's own
+/// storage) every field is whole and the amount is its exact text.
+#[test]
+fn a_charge_prints_masked_and_writes_its_amount_as_exact_text() {
+    let request = charge_request();
+    assert_eq!(request.to_string(), "charge ORDER-1: 20.50 GHS from +233*******78 a***@example.com via MTN");
+    let debug = format!("{request:?}");
+    assert!(!debug.contains("+233244125678") && !debug.contains("ama@example.com"), "{debug}");
+    let json: Value = serde_json::from_str(&request.to_json()).expect("JSON");
+    assert_eq!((&json["amount"], &json["phone_number"]), (&"20.50".into(), &"+233244125678".into()));
+}
+
+#[test]
+fn b40_the_other_records_read_back() {
+    for country in countries() {
+        round_trip(&country, |c| c.to_json(), country_info_from_json);
+    }
+    round_trip(&charge_request(), ChargeRequest::to_json, charge_request_from_json);
     let expected = ExpectedPayment { amount: "100.00".parse().expect("amount"), currency: "GHS".into() };
     round_trip(&expected, ExpectedPayment::to_json, expected_payment_from_json);
     let event = parse_webhook_event(br#"{"event":"charge.success","data":{"reference":"ORDER-1"}}"#).expect("event");

@@ -9,11 +9,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use sika_core::{Amount, ChargeRequest, ClientConfig};
-use support::Sandbox;
-
-/// Enough rounds that a client which uses the closed connection fails (before the fix, one
-/// of the first ten rounds did).
-const ROUNDS: u32 = 40;
+use support::{Sandbox, scenario};
 
 fn charge(reference: &str) -> ChargeRequest {
     ChargeRequest {
@@ -29,11 +25,17 @@ fn charge(reference: &str) -> ChargeRequest {
 
 #[test]
 fn b46_blocking_charge_after_the_server_closed_the_pooled_connection_reaches_the_server() {
-    let sandbox = Sandbox::start();
+    // faults.json's `stale_pooled_connection`: enough rounds that a client which uses the closed
+    // connection fails (before the fix, one of the first ten rounds did).
+    let setup = scenario("stale_pooled_connection");
+    let (path, kind) = (setup["path"].as_str().expect("path"), setup["kind"].as_str().expect("kind"));
+    let rounds = setup["rounds"].as_u64().expect("rounds") as u32;
     // No retries: a charge sent on the dead connection must show, not be hidden by a retry.
-    let client = sika_core::BlockingClient::new(ClientConfig { max_retries: 0, ..sandbox.config() }).expect("client");
-    sandbox.fault("/charge", "close_after_answer", ROUNDS, json!({}));
-    for round in 0..ROUNDS {
+    let max_retries = setup["max_retries"].as_u64().expect("max_retries") as u32;
+    let sandbox = Sandbox::start();
+    let client = sika_core::BlockingClient::new(ClientConfig { max_retries, ..sandbox.config() }).expect("client");
+    sandbox.fault(path, kind, rounds, json!({}));
+    for round in 0..rounds {
         let reference = format!("B46-{round}");
         let response = client.initiate_charge(&charge(&reference));
         assert!(response.is_ok(), "round {round}: {response:?}");
@@ -42,6 +44,6 @@ fn b46_blocking_charge_after_the_server_closed_the_pooled_connection_reaches_the
         let open = sandbox.wait_for_open_at_most(1, Duration::from_secs(5)).open;
         assert!(open <= 1, "round {round}: the sandbox still has {open} connections open");
     }
-    let charges = sandbox.requests().iter().filter(|request| request["path"] == "/charge").count();
-    assert_eq!(charges, ROUNDS as usize, "each charge reached the service once");
+    let charges = sandbox.requests().iter().filter(|request| request["path"] == path).count();
+    assert_eq!(charges, rounds as usize, "each charge reached the service once");
 }

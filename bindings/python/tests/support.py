@@ -32,6 +32,13 @@ SEEDED_EXPECTED = SEEDED_TRANSACTION["expected"]
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
+def scenario(scenario_id: str) -> dict:
+    """The `setup` of one scenario of tests/fixtures/faults.json (faults that are not one verify
+    call): every language's test of that behaviour takes its parameters from there."""
+    scenarios = json.loads((FIXTURES_DIR / "faults.json").read_text())["scenarios"]
+    return next(item["setup"] for item in scenarios if item["id"] == scenario_id)
+
+
 def epoch_ms(moment: datetime.datetime) -> int:
     # Integer arithmetic on timedelta: exact, no float rounding.
     return (moment - EPOCH) // datetime.timedelta(milliseconds=1)

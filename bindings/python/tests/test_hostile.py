@@ -31,7 +31,18 @@ def test_b29_the_fault_list_is_complete():
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case["id"])
+def test_b29_every_case_expects_an_error_or_a_confirmed_payment():
+    for case in CASES:
+        assert ("error" in case) != (case.get("outcome") == "confirmed"), case["id"]
+    # The faults the SDK must survive (verify and confirm still succeed) are listed too.
+    assert any(case.get("outcome") == "confirmed" for case in CASES)
+
+
+ERROR_CASES = [case for case in CASES if "error" in case]
+CONFIRMED_CASES = [case for case in CASES if case.get("outcome") == "confirmed"]
+
+
+@pytest.mark.parametrize("case", ERROR_CASES, ids=lambda case: case["id"])
 async def test_b29_every_fault_is_a_typed_error_within_the_deadline(sandbox, make_client, case):
     sandbox.seed_transaction(transaction_object("HOSTILE-1", "successful", "10"))
     sandbox.fault("/transaction/verify", case["kind"], count=FAULTS["count"], **case["options"])
@@ -53,6 +64,23 @@ async def test_b29_every_fault_is_a_typed_error_within_the_deadline(sandbox, mak
     # One attempt plus at most max_retries, never more, whatever the fault.
     sent = [request for request in sandbox.requests() if request["path"] == "/transaction/verify/HOSTILE-1"]
     assert 1 <= len(sent) <= 1 + FAULTS["max_retries"], f"{case['id']}: {len(sent)} attempts"
+
+
+@pytest.mark.parametrize("case", CONFIRMED_CASES, ids=lambda case: case["id"])
+async def test_b29_a_fault_the_sdk_survives_still_confirms_the_payment(sandbox, make_client, case):
+    sandbox.seed_transaction(transaction_object("HOSTILE-1", "successful", "10"))
+    sandbox.fault("/transaction/verify", case["kind"], count=FAULTS["count"], **case["options"])
+    client = hostile_client(make_client)
+
+    started = time.monotonic()
+    transaction = await client.verify_transaction("HOSTILE-1")
+    assert time.monotonic() - started < LIMIT_S, case["id"]
+    assert transaction.status == sika.TransactionStatus.SUCCESSFUL(), case["id"]
+    # The same client again, the fault still in place (count answers): the payment is confirmed.
+    started = time.monotonic()
+    check = await client.confirm_payment("HOSTILE-1", sika.ExpectedPayment(amount=Decimal("10"), currency="GHS"))
+    assert time.monotonic() - started < LIMIT_S, case["id"]
+    assert isinstance(check, sika.PaymentCheck.CONFIRMED), f"{case['id']}: {check}"
 
 
 async def test_b29_a_duplicated_status_never_reads_as_paid(sandbox, make_client):

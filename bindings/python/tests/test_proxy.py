@@ -5,11 +5,13 @@ import threading
 
 import pytest
 
-from sika import SikaError
-from support import transaction_object
+from sika import Client, ClientConfig, SecretKey, SikaError
+from support import KEY, scenario, transaction_object
 
 # A hostile proxy's forged answer, had the SDK sent the call (and the key) to it.
 FORGED = b'{"status":"success","data":{"status":"successful"}}'
+# faults.json's environment_proxies: the variables that must be ignored.
+ENVIRONMENT = scenario("environment_proxies")
 
 
 class FakeProxy:
@@ -51,19 +53,33 @@ def proxy():
     running.close()
 
 
-@pytest.mark.parametrize("variables", [("HTTP_PROXY", "http_proxy"), ("ALL_PROXY", "all_proxy")])
+@pytest.mark.parametrize("variables", ENVIRONMENT["loopback_variable_sets"], ids="+".join)
 async def test_b47_environment_proxy_is_not_used_for_loopback(sandbox, make_client, proxy, monkeypatch, variables):
     sandbox.seed_transaction(transaction_object("B47-PY", "successful", "5"))
     # Only while the SDK builds and calls: the test's own control requests go direct.
     with monkeypatch.context() as environment:
-        environment.delenv("NO_PROXY", raising=False)
-        environment.delenv("no_proxy", raising=False)
+        for name in ENVIRONMENT["cleared_variables"]:
+            environment.delenv(name, raising=False)
         for name in variables:
             environment.setenv(name, proxy.url)
         transaction = await make_client().verify_transaction("B47-PY")
     assert transaction.tx_ref == "B47-PY"
     assert proxy.seen == [], "the proxy saw the loopback call and its key"
     assert len(sandbox.requests()) == 1
+
+
+async def test_b47_https_proxy_environment_is_ignored_for_https_targets(proxy, monkeypatch):
+    for name in ENVIRONMENT["cleared_variables"]:
+        monkeypatch.delenv(name, raising=False)
+    for name in ENVIRONMENT["https_variables"]:
+        monkeypatch.setenv(name, proxy.url)
+    # `.invalid` never resolves: ignoring the environment, the call fails before any traffic.
+    config = ClientConfig(
+        secret_key=SecretKey(KEY), base_url="https://sika-proxy-test.invalid", timeout_ms=5_000, max_retries=0
+    )
+    with pytest.raises(SikaError.Network):
+        await Client(config).verify_transaction("B47-HTTPS")
+    assert proxy.seen == [], "an environment proxy was used without the merchant's setting"
 
 
 async def test_b47_explicit_proxy_is_not_used_for_loopback(sandbox, make_client, proxy):

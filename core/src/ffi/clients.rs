@@ -128,53 +128,45 @@ impl BlockingClient {
     /// See `Client.list_mobile_money_providers`.
     #[uniffi::method(default(country = None))]
     pub fn list_mobile_money_providers(&self, country: Option<String>) -> Result<Vec<MobileMoneyProvider>> {
-        logging::follow_host_level();
-        self.0.list_mobile_money_providers(country.as_deref())
+        self.run(|client| client.list_mobile_money_providers(country.as_deref()))
     }
 
     /// See `Client.list_banks`.
     #[uniffi::method(default(country = None))]
     pub fn list_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        logging::follow_host_level();
-        self.0.list_banks(country.as_deref())
+        self.run(|client| client.list_banks(country.as_deref()))
     }
 
     /// See `Client.verify_transaction`.
     pub fn verify_transaction(&self, reference: String) -> Result<Transaction> {
-        logging::follow_host_level();
-        self.0.verify_transaction(&reference)
+        self.run(|client| client.verify_transaction(&reference))
     }
 
     /// See `Client.initiate_charge`.
     pub fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
-        logging::follow_host_level();
-        self.0.initiate_charge(&request)
+        self.run(|client| client.initiate_charge(&request))
     }
 
     /// See `Client.confirm_payment`.
     pub fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
-        logging::follow_host_level();
-        self.0.confirm_payment(&reference, &expected)
+        self.run(|client| client.confirm_payment(&reference, &expected))
     }
 
     /// See `Client.handle_webhook`.
     pub fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
-        logging::follow_host_level();
-        self.0.handle_webhook(&body, &expected)
+        self.run(|client| client.handle_webhook(&body, &expected))
     }
 
     /// See `Client.await_final_status`; cancel it from another thread with `options.cancellation`.
     #[uniffi::method(default(options = None))]
     pub fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
-        logging::follow_host_level();
-        self.0.await_final_status(&reference, &options.try_into()?)
+        self.run(|client| client.await_final_status(&reference, &options.try_into()?))
     }
 
     /// See `Client.refresh_banks`.
     #[uniffi::method(default(country = None))]
     pub fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        logging::follow_host_level();
-        self.0.refresh_banks(country.as_deref())
+        self.run(|client| client.refresh_banks(country.as_deref()))
     }
 
     /// Closes the client's connections, drops its bank cache and stops its runtime in the
@@ -182,5 +174,14 @@ impl BlockingClient {
     /// ("the client has been shut down"). Calling it again does nothing.
     pub fn shutdown(&self) {
         self.0.shutdown();
+    }
+}
+
+impl BlockingClient {
+    /// Runs `call` on the core client, after following the host's log level (as the async
+    /// client's `run` does): the one place every blocking method goes through.
+    fn run<T>(&self, call: impl FnOnce(&crate::BlockingClient) -> Result<T>) -> Result<T> {
+        logging::follow_host_level();
+        call(&self.0)
     }
 }

@@ -26,14 +26,41 @@ fn sandbox_binary() -> PathBuf {
     }
     static BUILD: Once = Once::new();
     BUILD.call_once(|| {
-        let status =
-            Command::new(env!("CARGO")).args(["build", "--quiet", "-p", "sika-sandbox"]).status().expect("cargo runs");
-        assert!(status.success(), "building the sandbox failed");
+        let mut build = Command::new(env!("CARGO"));
+        build.args(["build", "--quiet", "-p", "sika-sandbox"]);
+        // Cargo gives a test the variables it gives a build script (CARGO_MANIFEST_DIR,
+        // CARGO_PKG_NAME, ...). Inherited, they change what `ring`'s build script declared it
+        // depends on, so this build and the next `cargo nextest run` would each rebuild the
+        // whole TLS stack for the other (about a minute per run).
+        for (name, _) in std::env::vars_os() {
+            if name.to_str().is_some_and(is_set_by_cargo_for_a_test) {
+                build.env_remove(&name);
+            }
+        }
+        assert!(build.status().expect("cargo runs").success(), "building the sandbox failed");
     });
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
     target.join("debug/sika-sandbox")
+}
+
+/// The variables cargo (or nextest) sets for a test process, as opposed to the user's own
+/// settings such as `CARGO_HOME`, `CARGO_TARGET_DIR` or `CARGO_INCREMENTAL`.
+fn is_set_by_cargo_for_a_test(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || name.starts_with("NEXTEST")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_TARGET_TMPDIR"
+                | "OUT_DIR"
+        )
 }
 
 impl Sandbox {
@@ -167,6 +194,15 @@ pub fn fixture(name: &str) -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The `setup` of one scenario of `tests/fixtures/faults.json` (faults that are not one verify
+/// call): every language's test of that behaviour takes its parameters from there.
+pub fn scenario(id: &str) -> Value {
+    let faults = fixture("faults.json");
+    let scenarios = faults["scenarios"].as_array().expect("faults.json has scenarios");
+    let found = scenarios.iter().find(|scenario| scenario["id"] == id);
+    found.unwrap_or_else(|| panic!("faults.json has no scenario {id}"))["setup"].clone()
 }
 
 /// One control API operation of the sandbox at `url` (see [`Sandbox::control`]).

@@ -22,8 +22,9 @@ final class HostileTests: XCTestCase {
         let slackMs: Int64
         let maxRetries: Int32
         let count: Int
-        /// (id, kind, options, expected error kind)
-        let cases: [(id: String, kind: String, options: [String: Any], error: String)]
+        /// (id, kind, options, expected error kind); `error` is nil for `"outcome": "confirmed"`,
+        /// a fault the SDK must survive: verify and confirm still succeed.
+        let cases: [(id: String, kind: String, options: [String: Any], error: String?)]
 
         init() throws {
             let object = try fixtureObject("faults.json")
@@ -33,8 +34,11 @@ final class HostileTests: XCTestCase {
             count = try XCTUnwrap(object["count"] as? Int)
             let list = try XCTUnwrap(object["cases"] as? [[String: Any]])
             cases = try list.map { item in
-                (try XCTUnwrap(item["id"] as? String), try XCTUnwrap(item["kind"] as? String),
-                 try XCTUnwrap(item["options"] as? [String: Any]), try XCTUnwrap(item["error"] as? String))
+                let error = item["error"] as? String
+                let confirmed = item["outcome"] as? String == "confirmed"
+                XCTAssertTrue((error != nil) != confirmed, "\(item): an error or \"outcome\": \"confirmed\"")
+                return (try XCTUnwrap(item["id"] as? String), try XCTUnwrap(item["kind"] as? String),
+                        try XCTUnwrap(item["options"] as? [String: Any]), error)
             }
         }
 
@@ -108,10 +112,44 @@ final class HostileTests: XCTestCase {
         }
     }
 
+    /// The seeded transaction, as a merchant expects it.
+    private let paid = ExpectedPayment(amount: Amount("10"), currency: "GHS")
+
+    func testB29AFaultTheSdkSurvivesStillConfirmsThePayment() async throws {
+        let faults = try Faults()
+        let survived = faults.cases.filter { $0.error == nil }
+        XCTAssertFalse(survived.isEmpty, "the faults the SDK must survive left faults.json")
+        for item in survived {
+            try await prepare(faults, kind: item.kind, options: item.options)
+            let client = try Client(config: faults.config(sandbox))
+            var started = ContinuousClock.now
+            let transaction = try await client.verifyTransaction(reference: "HOSTILE-1")
+            XCTAssertLessThan(started.duration(to: .now), faults.limit, "\(item.id): verify")
+            XCTAssertEqual(transaction.status, .successful, item.id)
+            // The same client again, the fault still in place (`count` answers).
+            started = ContinuousClock.now
+            let check = try await client.confirmPayment(reference: "HOSTILE-1", expected: paid)
+            XCTAssertLessThan(started.duration(to: .now), faults.limit, "\(item.id): confirm")
+            guard case .confirmed = check else { return XCTFail("\(item.id): \(check)") }
+
+            try await prepare(faults, kind: item.kind, options: item.options)
+            let blocking = try BlockingClient(config: faults.config(sandbox))
+            let viaBlocking = await onNewThread { () throws -> String in
+                let status = try blocking.verifyTransaction(reference: "HOSTILE-1").status
+                let expected = ExpectedPayment(amount: Amount("10"), currency: "GHS")
+                let check = try blocking.confirmPayment(reference: "HOSTILE-1", expected: expected)
+                if case .confirmed = check, status == .successful { return "confirmed" }
+                return "\(status), \(check)"
+            }
+            XCTAssertEqual(outcomeKind(viaBlocking), "Ok", "\(item.id) (blocking): \(viaBlocking)")
+            XCTAssertEqual(try? viaBlocking.get(), "confirmed", "\(item.id) (blocking)")
+        }
+    }
+
     func testB29EveryFaultIsATypedErrorWithinTheDeadline() async throws {
         let faults = try Faults()
         XCTAssertGreaterThanOrEqual(faults.cases.count, 18, "the fault list lost cases")
-        for item in faults.cases {
+        for item in faults.cases where item.error != nil {
             try await prepare(faults, kind: item.kind, options: item.options)
             let client = try Client(config: faults.config(sandbox))
             let started = ContinuousClock.now
@@ -135,7 +173,7 @@ final class HostileTests: XCTestCase {
         let faults = try Faults()
         let chosen = ["status_503_html", "status_429_retry_after", "reset", "hang", "drip", "huge_chunked",
                       "deep_json", "non_utf8"]
-        let cases = faults.cases.filter { chosen.contains($0.id) }
+        let cases = faults.cases.filter { chosen.contains($0.id) && $0.error != nil }
         XCTAssertEqual(cases.count, chosen.count, "a chosen case left faults.json")
         for item in cases {
             try await prepare(faults, kind: item.kind, options: item.options)

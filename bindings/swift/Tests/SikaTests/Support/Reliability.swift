@@ -42,6 +42,14 @@ func fixtureObject(_ name: String, file: StaticString = #filePath, line: UInt = 
     return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any], name, file: file, line: line)
 }
 
+/// The `setup` of one scenario of tests/fixtures/faults.json (faults that are not one verify
+/// call): every language's test of that behaviour takes its parameters from there.
+func scenario(_ id: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+    let scenarios = try XCTUnwrap(fixtureObject("faults.json")["scenarios"] as? [[String: Any]], "scenarios")
+    let found = try XCTUnwrap(scenarios.first { $0["id"] as? String == id }, "faults.json: no scenario \(id)", file: file, line: line)
+    return try XCTUnwrap(found["setup"] as? [String: Any], "\(id): setup", file: file, line: line)
+}
+
 /// A JSON object as compact text.
 func jsonText(_ object: [String: Any]) throws -> String {
     String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)

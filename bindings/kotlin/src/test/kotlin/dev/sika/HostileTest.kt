@@ -31,6 +31,10 @@ class HostileTest {
     private val sandbox = Sandbox()
     private val faults = Json.parseToJsonElement(File(FIXTURES, "faults.json").readText()).jsonObject
     private val cases = faults["cases"]!!.jsonArray.map { it.jsonObject }
+
+    /** Faults the SDK must survive (`"outcome": "confirmed"`): verify and confirm still succeed. */
+    private val confirmedCases = cases.filter { it["outcome"]?.jsonPrimitive?.content == "confirmed" }
+    private val errorCases = cases.filter { "error" in it }
     private val budgetMs = faults.long("budget_ms")
     private val limitMs = budgetMs + faults.long("slack_ms")
 
@@ -63,10 +67,47 @@ class HostileTest {
     fun testB29TheFaultListIsComplete() {
         assertTrue(cases.size >= 18, "the fault list lost cases: ${cases.size}")
         assertEquals(cases.size, cases.map { it.text("id") }.toSet().size, "fault ids are unique")
+        assertEquals(cases.size, errorCases.size + confirmedCases.size, "each case has an error or \"outcome\": \"confirmed\"")
+        assertTrue(confirmedCases.isNotEmpty(), "the faults the SDK must survive left the list")
+    }
+
+    /** Runs [call] and checks it ended within the limit; returns what it returned. */
+    private fun <T> timed(id: String, call: () -> T): T {
+        val started = System.nanoTime()
+        val result = call()
+        val elapsedMs = (System.nanoTime() - started) / 1_000_000
+        assertTrue(elapsedMs < limitMs, "$id: took $elapsedMs ms, more than $limitMs")
+        return result
+    }
+
+    private val paid = ExpectedPayment(BigDecimal("10"), "GHS")
+
+    @TestFactory
+    fun testB29AFaultTheSdkSurvivesStillConfirmsThePayment(): List<DynamicTest> = confirmedCases.flatMap { case ->
+        val id = case.text("id")
+        listOf(
+            dynamicTest("suspend: $id (${case.text("about")})") {
+                prepare(case)
+                Client(config()).use { client ->
+                    assertEquals(TransactionStatus.Successful, timed(id) { runBlocking { client.verifyTransaction("HOSTILE-1") } }.status)
+                    // The same client again, the fault still in place (`count` answers).
+                    val check = timed(id) { runBlocking { client.confirmPayment("HOSTILE-1", paid) } }
+                    assertTrue(check is PaymentCheck.Confirmed, "$id: $check")
+                }
+            },
+            dynamicTest("blocking: $id (${case.text("about")})") {
+                prepare(case)
+                BlockingClient(config()).use { client ->
+                    assertEquals(TransactionStatus.Successful, timed(id) { client.verifyTransaction("HOSTILE-1") }.status)
+                    val check = timed(id) { client.confirmPayment("HOSTILE-1", paid) }
+                    assertTrue(check is PaymentCheck.Confirmed, "$id: $check")
+                }
+            },
+        )
     }
 
     @TestFactory
-    fun testB29EveryFaultIsATypedErrorWithinTheDeadline(): List<DynamicTest> = cases.map { case ->
+    fun testB29EveryFaultIsATypedErrorWithinTheDeadline(): List<DynamicTest> = errorCases.map { case ->
         dynamicTest("suspend: ${case.text("id")} (${case.text("about")})") {
             prepare(case)
             Client(config()).use { client -> check(case) { runBlocking { runCatching { client.verifyTransaction("HOSTILE-1") } } } }
@@ -74,7 +115,7 @@ class HostileTest {
     }
 
     @TestFactory
-    fun testB29TheBlockingClientEndsTheSameWay(): List<DynamicTest> = cases.map { case ->
+    fun testB29TheBlockingClientEndsTheSameWay(): List<DynamicTest> = errorCases.map { case ->
         dynamicTest("blocking: ${case.text("id")} (${case.text("about")})") {
             prepare(case)
             BlockingClient(config()).use { client -> check(case) { runCatching { client.verifyTransaction("HOSTILE-1") } } }

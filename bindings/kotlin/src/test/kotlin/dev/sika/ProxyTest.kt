@@ -5,6 +5,8 @@ import java.net.ServerSocket
 import java.util.Collections
 import java.util.concurrent.TimeUnit
 import kotlin.concurrent.thread
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
@@ -41,25 +43,48 @@ class ProxyTest {
         sandbox.close()
     }
 
-    @Test
-    fun testB47EnvironmentProxiesAreNotUsedForLoopback() {
-        sandbox.seedTransaction(transactionObject("B47-KT", "successful", "5"))
-        // The environment of a process is fixed on the JVM: the call runs in a child JVM.
+    /** faults.json's `environment_proxies`: the variables that must be ignored. */
+    private val environment = scenario("environment_proxies")
+
+    private fun names(field: String) = environment[field]!!.jsonArray.map { it.jsonPrimitive.content }
+
+    /**
+     * Runs [ProxyChild] with [variables] set to the proxy (and the scenario's cleared ones
+     * removed): the environment of a process is fixed on the JVM. Returns its output.
+     */
+    private fun runChild(variables: List<String>, vararg args: String): String {
         val java = File(System.getProperty("java.home"), "bin/java").path
-        val child = ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), ProxyChild::class.java.name, sandbox.url)
+        val child = ProcessBuilder(listOf(java, "-cp", System.getProperty("java.class.path"), ProxyChild::class.java.name) + args)
             .redirectErrorStream(true)
         child.environment().apply {
-            remove("NO_PROXY")
-            remove("no_proxy")
-            for (name in listOf("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")) put(name, proxyUrl)
+            for (name in names("cleared_variables")) remove(name)
+            for (name in variables) put(name, proxyUrl)
         }
         val process = child.start()
         val output = process.inputStream.bufferedReader().readText()
         assertTrue(process.waitFor(60, TimeUnit.SECONDS))
         assertEquals(0, process.exitValue(), output)
-        assertTrue(output.contains("verified B47-KT"), output)
-        assertEquals(emptyList<String>(), seen.toList(), "the proxy saw the loopback call and its key")
-        assertEquals(1, sandbox.requests().size)
+        return output
+    }
+
+    @Test
+    fun testB47EnvironmentProxiesAreNotUsedForLoopback() {
+        sandbox.seedTransaction(transactionObject("B47-KT", "successful", "5"))
+        val sets = environment["loopback_variable_sets"]!!.jsonArray.map { set -> set.jsonArray.map { it.jsonPrimitive.content } }
+        assertTrue(sets.isNotEmpty())
+        for (variables in sets) {
+            val output = runChild(variables, "loopback", sandbox.url)
+            assertTrue(output.contains("verified B47-KT"), "$variables: $output")
+            assertEquals(emptyList<String>(), seen.toList(), "$variables: the proxy saw the loopback call and its key")
+        }
+        assertEquals(sets.size, sandbox.requests().size)
+    }
+
+    @Test
+    fun testB47HttpsProxyEnvironmentIsIgnoredForHttpsTargets() {
+        val output = runChild(names("https_variables"), "https", "https://sika-proxy-test.invalid")
+        assertTrue(output.contains("network error"), output)
+        assertEquals(emptyList<String>(), seen.toList(), "an environment proxy was used without the merchant's setting")
     }
 
     @Test
@@ -83,12 +108,24 @@ class ProxyTest {
     }
 }
 
-/** The child JVM of [ProxyTest]: one verify against the sandbox given as its argument. */
+/**
+ * The child JVM of [ProxyTest]: `loopback URL` verifies B47-KT at the sandbox; `https URL`
+ * verifies at an https address that never resolves, which must end in a network error (no
+ * proxy used, so no traffic at all).
+ */
 object ProxyChild {
     @JvmStatic
     fun main(args: Array<String>) {
-        BlockingClient(ClientConfig(SecretKey(KEY), args[0], timeoutMs = 10_000, maxRetries = 0)).use {
-            println("verified " + it.verifyTransaction("B47-KT").txRef)
+        BlockingClient(ClientConfig(SecretKey(KEY), args[1], timeoutMs = 10_000, maxRetries = 0)).use {
+            when (args[0]) {
+                "loopback" -> println("verified " + it.verifyTransaction("B47-KT").txRef)
+                else -> try {
+                    it.verifyTransaction("B47-HTTPS")
+                    println("answered: the call went through a proxy")
+                } catch (error: SikaException.Network) {
+                    println("network error")
+                }
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.sika
 
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -16,22 +18,30 @@ import org.junit.jupiter.api.TestInstance
 class StaleConnectionsTest {
     private val sandbox = Sandbox()
 
+    /**
+     * faults.json's `stale_pooled_connection`: enough rounds that a client reusing the closed
+     * connection fails (before the fix, one of the first ten did).
+     */
+    private val setup = scenario("stale_pooled_connection")
+    private val path = setup.text("path")
+    private val rounds = setup.int("rounds")
+
     @AfterAll
     fun stopSandbox() = sandbox.close()
 
     @Test
     fun testB46BlockingChargeAfterTheServerClosedThePooledConnectionReachesTheServer() {
         // No retries: a charge sent on the dead connection must show, not be hidden by a retry.
-        BlockingClient(sandbox.config().copy(maxRetries = 0)).use { client ->
-            sandbox.fault("/charge", "close_after_answer", ROUNDS, JsonObject(emptyMap()))
-            for (round in 0 until ROUNDS) {
+        BlockingClient(sandbox.config().copy(maxRetries = setup.int("max_retries"))).use { client ->
+            sandbox.fault(path, setup.text("kind"), rounds, JsonObject(emptyMap()))
+            for (round in 0 until rounds) {
                 assertEquals(true, client.initiateCharge(charge("B46-KT-$round")).status, "round $round")
                 // The sandbox closed the charge's connection (only the poll's own request stays
                 // open), so its FIN is at the client's socket before the next call starts.
                 assertTrue(openConnectionsSettle(), "round $round: the sandbox kept the connection open")
             }
         }
-        assertEquals(ROUNDS, sandbox.requests().count { it["path"].toString() == "\"/charge\"" })
+        assertEquals(rounds, sandbox.requests().count { it["path"]?.jsonPrimitive?.content == path })
     }
 
     private fun openConnectionsSettle(): Boolean {
@@ -43,8 +53,7 @@ class StaleConnectionsTest {
         return false
     }
 
-    private companion object {
-        /** Enough rounds that a client reusing the closed connection fails (before the fix, one of the first ten did). */
-        const val ROUNDS = 40
-    }
+    private fun JsonObject.text(name: String) = this[name]!!.jsonPrimitive.content
+
+    private fun JsonObject.int(name: String) = this[name]!!.jsonPrimitive.int
 }

@@ -6,6 +6,7 @@ import kotlinx.coroutines.delay
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 
@@ -13,6 +14,15 @@ import kotlinx.serialization.json.jsonPrimitive
 val FIXTURES: File = File(
     System.getenv("SIKA_FIXTURES_DIR") ?: System.getProperty("sika.fixtures.dir") ?: "../../tests/fixtures",
 )
+
+/**
+ * The `setup` of one scenario of tests/fixtures/faults.json (faults that are not one verify
+ * call): every language's test of that behaviour takes its parameters from there.
+ */
+fun scenario(id: String): JsonObject =
+    Json.parseToJsonElement(File(FIXTURES, "faults.json").readText()).jsonObject["scenarios"]!!.jsonArray
+        .map { it.jsonObject }
+        .single { it["id"]!!.jsonPrimitive.content == id }["setup"]!!.jsonObject
 
 /** tests/fixtures/seeded_transaction.json: the transaction every suite seeds, and what it decodes to. */
 private val seededTransaction = Json.parseToJsonElement(File(FIXTURES, "seeded_transaction.json").readText()).jsonObject
