@@ -3,7 +3,7 @@
 //! Every timestamp is descriptive (ADR 0022): one that no language can hold reads as absent,
 //! decided here so that every language gets the same record.
 
-use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, SubsecRound, Utc};
 use serde::de::{self, Deserialize, Deserializer};
 
 /// A point in time, in UTC.
@@ -14,10 +14,11 @@ pub type Timestamp = DateTime<Utc>;
 const LAST_NANOS_OF_9999: u32 = 999_999_000;
 
 /// Parses RFC 3339 / ISO 8601 with any offset; a timestamp without an offset is taken as UTC,
-/// since the service documents all its timestamps as UTC. `None` for other text, and for a time
-/// a language cannot hold (see [`is_supported`]).
+/// since the service documents all its timestamps as UTC. Read to the microsecond (finer digits
+/// are dropped), the precision every language holds. `None` for other text, and for a time a
+/// language cannot hold (see [`is_supported`]).
 pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
-    parse_any(text).filter(is_supported)
+    parse_any(text).filter(is_supported).map(|time| time.trunc_subsecs(6))
 }
 
 fn parse_any(text: &str) -> Option<Timestamp> {
@@ -70,6 +71,12 @@ mod tests {
     fn rejects_other_text() {
         assert!(parse_timestamp("yesterday").is_none());
         assert!(parse_timestamp("2024-13-45T10:30:00Z").is_none());
+    }
+
+    #[test]
+    fn b52_read_to_the_microsecond() {
+        let time = parse_timestamp("1969-12-31T23:59:59.123456789Z").expect("parses");
+        assert_eq!(time.timestamp_micros(), -876_544);
     }
 
     #[test]

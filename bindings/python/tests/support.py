@@ -32,9 +32,10 @@ SEEDED_EXPECTED = SEEDED_TRANSACTION["expected"]
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-def epoch_ms(moment: datetime.datetime) -> int:
+def epoch_ms(moment: datetime.datetime | None) -> int | None:
+    """Epoch milliseconds; None for an absent time (a descriptive field, B51/B52)."""
     # Integer arithmetic on timedelta: exact, no float rounding.
-    return (moment - EPOCH) // datetime.timedelta(milliseconds=1)
+    return None if moment is None else (moment - EPOCH) // datetime.timedelta(milliseconds=1)
 
 
 class Sandbox:
