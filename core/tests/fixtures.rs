@@ -38,10 +38,15 @@ fn payment_type_text(payment_type: &sika_core::PaymentType) -> String {
     }
 }
 
+/// Epoch milliseconds, or null for an absent time.
+fn millis(time: Option<sika_core::Timestamp>) -> Option<i64> {
+    time.map(|time| time.timestamp_millis())
+}
+
 fn provider_json(p: &MobileMoneyProvider) -> Value {
     json!({"id": p.id, "name": p.name, "code": p.code, "active": p.active, "country": p.country,
            "currency": p.currency, "provider_type": p.provider_type, "logo": p.logo,
-           "created_at_ms": p.created_at.timestamp_millis(), "updated_at_ms": p.updated_at.timestamp_millis()})
+           "created_at_ms": millis(p.created_at), "updated_at_ms": millis(p.updated_at)})
 }
 
 fn bank_json(b: &Bank) -> Value {
@@ -53,13 +58,13 @@ fn bank_json(b: &Bank) -> Value {
     };
     json!({"id": b.id, "name": b.name, "code": b.code, "active": b.active, "country": b.country,
            "currency": b.currency, "account_type": account_type,
-           "created_at_ms": b.created_at.timestamp_millis(), "updated_at_ms": b.updated_at.timestamp_millis()})
+           "created_at_ms": millis(b.created_at), "updated_at_ms": millis(b.updated_at)})
 }
 
 fn transaction_json(t: &Transaction) -> Value {
     let customer = t.customer.as_ref().map(|c| {
         json!({"id": c.id, "name": c.name, "phone_number": c.phone_number, "email": c.email,
-               "created_at_ms": c.created_at.timestamp_millis(), "updated_at_ms": c.updated_at.timestamp_millis()})
+               "created_at_ms": millis(c.created_at), "updated_at_ms": millis(c.updated_at)})
     });
     let custom_fields: Vec<Value> = t
         .custom_fields
@@ -69,8 +74,8 @@ fn transaction_json(t: &Transaction) -> Value {
     json!({"id": t.id, "domain": t.domain, "amount": t.amount.to_string(), "currency": t.currency,
            "due_date": t.due_date, "has_invoice": t.has_invoice, "invoice_number": t.invoice_number,
            "description": t.description, "tx_ref": t.tx_ref, "gateway_ref": t.gateway_ref,
-           "status": status_text(&t.status), "payment_type": payment_type_text(&t.payment_type),
-           "created_at_ms": t.created_at.timestamp_millis(), "updated_at_ms": t.updated_at.timestamp_millis(),
+           "status": status_text(&t.status), "payment_type": t.payment_type.as_ref().map(payment_type_text),
+           "created_at_ms": millis(t.created_at), "updated_at_ms": millis(t.updated_at),
            "customer": customer, "custom_fields": custom_fields,
            "merchant_action": format!("{:?}", t.status.merchant_action()), "is_final": t.status.is_final()})
 }

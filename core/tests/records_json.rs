@@ -75,7 +75,7 @@ fn b40_statuses_read_back_through_the_decoders_parsers() {
     let back = transaction_from_json(transaction.to_json()).expect("reads back");
     assert_eq!(back.status, TransactionStatus::Unknown { value: "success".into() }, "`success` never becomes paid");
     let mut other = back.clone();
-    other.payment_type = PaymentType::Other { value: "ussd".into() };
+    other.payment_type = Some(PaymentType::Other { value: "ussd".into() });
     round_trip(&other, Transaction::to_json, transaction_from_json);
 }
 
@@ -84,7 +84,7 @@ fn b40_amount_scale_and_sub_millisecond_times_survive() {
     let body = std::fs::read(fixtures_dir().join("responses/verify_successful.json")).expect("fixture");
     let mut transaction = decode::transaction_response(200, &body).expect("decodes");
     transaction.amount = "100.10".parse::<Amount>().expect("amount");
-    transaction.updated_at = parse_timestamp("2024-05-01T12:30:00.123456Z").expect("time");
+    transaction.updated_at = parse_timestamp("2024-05-01T12:30:00.123456Z");
     let text = transaction.to_json();
     let json: Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!((&json["amount"], &json["updated_at"]), (&"100.10".into(), &"2024-05-01T12:30:00.123456Z".into()));

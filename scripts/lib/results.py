@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ElementTree
 
 # (category, behaviour ids, words of a group name), in the order they are printed.
 CATEGORIES = [
-    ("faults and hostile responses", {29, 46, 47, 50}, ("hostile", "fault")),
+    ("faults and hostile responses", {29, 46, 47, 50, 51, 52}, ("hostile", "fault")),
     ("bad-input matrix", {12, 13, 30}, ("bad_input", "badinput")),
     ("concurrency", {18, 31, 48}, ("concurren",)),
     ("cancellation and leaks", {23, 32}, ("cancel",)),

@@ -95,7 +95,7 @@ def account_scheme(account_type: sika.BankAccountType) -> str:
             return "unknown"
 
 
-def payment_method(payment_type: sika.PaymentType) -> str:
+def payment_method(payment_type: sika.PaymentType | None) -> str:
     match payment_type:
         case sika.PaymentType.MOBILE_MONEY():
             return "mobile money"
@@ -103,6 +103,8 @@ def payment_method(payment_type: sika.PaymentType) -> str:
             return "card"
         case sika.PaymentType.OTHER(value=value):
             return value
+        case None:  # a descriptive field the service left out (B51)
+            return "not said"
         case _:
             return "unknown"
 
@@ -136,7 +138,8 @@ def describe(transaction: sika.Transaction) -> str:
     customer = transaction.customer
     who = "no customer" if customer is None else f"{customer.name} <{customer.email}> {customer.phone_number}"
     fields = ", ".join(f"{field.display_name}={field.value}" for field in transaction.custom_fields)
-    paid_at: str = transaction.updated_at.isoformat()
+    # Descriptive fields may be absent (None) when the service leaves them out (B51).
+    paid_at: str = "unknown" if transaction.updated_at is None else transaction.updated_at.isoformat()
     return (
         f"{transaction.tx_ref}: {transaction.amount} {transaction.currency} by "
         f"{payment_method(transaction.payment_type)}, {who}, [{fields}], at {paid_at}"

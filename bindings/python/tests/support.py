@@ -39,9 +39,10 @@ def scenario(scenario_id: str) -> dict:
     return next(item["setup"] for item in scenarios if item["id"] == scenario_id)
 
 
-def epoch_ms(moment: datetime.datetime) -> int:
+def epoch_ms(moment: datetime.datetime | None) -> int | None:
+    """Epoch milliseconds; None for an absent time (a descriptive field, B51/B52)."""
     # Integer arithmetic on timedelta: exact, no float rounding.
-    return (moment - EPOCH) // datetime.timedelta(milliseconds=1)
+    return None if moment is None else (moment - EPOCH) // datetime.timedelta(milliseconds=1)
 
 
 class Sandbox:

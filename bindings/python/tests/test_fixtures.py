@@ -59,7 +59,7 @@ def transaction_json(t):
         "id": t.id, "domain": t.domain, "amount": str(t.amount), "currency": t.currency,
         "due_date": t.due_date, "has_invoice": t.has_invoice, "invoice_number": t.invoice_number,
         "description": t.description, "tx_ref": t.tx_ref, "gateway_ref": t.gateway_ref,
-        "status": kind(t.status), "payment_type": kind(t.payment_type),
+        "status": kind(t.status), "payment_type": None if t.payment_type is None else kind(t.payment_type),
         "created_at_ms": epoch_ms(t.created_at), "updated_at_ms": epoch_ms(t.updated_at),
         "customer": None if t.customer is None else customer_json(t.customer),
         "custom_fields": [

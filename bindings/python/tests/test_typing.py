@@ -329,7 +329,7 @@ async def test_b42_the_typed_app_runs_against_the_sandbox(sandbox, monkeypatch, 
 
     paid = await app.checkout(client, "TYPED-1", "024 412 0000", Decimal("25.50"))
     assert paid == "HTTP 200 Charge initiated; paid: fulfil the order; confirmed: ship 25.50 GHS (" + (
-        (await client.verify_transaction("TYPED-1")).gateway_ref + ")"
+        str((await client.verify_transaction("TYPED-1")).gateway_ref) + ")"
     )
     assert await app.checkout(client, "TYPED-1", "024 412 0000", Decimal("25.50")) == (
         "charge refused with HTTP 409: Duplicate transaction reference"

@@ -2,7 +2,7 @@
 //!
 //! Every record, enum and error Python, Kotlin and Swift see is the core's own type, exported
 //! where it is defined (ADR 0011). This module holds the rest:
-//! - [`custom_types`]: how `Amount` and timestamps cross (exact decimal text, `SystemTime`);
+//! - [`custom_types`]: how `Amount` and timestamps cross (exact decimal text, microseconds);
 //! - [`config`]: `ClientConfig` with optional, signed settings (Java has no unsigned integers);
 //! - [`wait`]: `AwaitOptions`, likewise;
 //! - [`clients`]: the two client objects, whose methods take owned arguments;

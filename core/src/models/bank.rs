@@ -2,8 +2,9 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::json::{service_text, timestamp_text, to_json_methods};
-use crate::timestamp::{self, Timestamp};
+use super::descriptive;
+use super::json::{optional_timestamp_text, service_text, to_json_methods};
+use crate::timestamp::Timestamp;
 
 /// A bank of a country, for bank pickers.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -24,12 +25,23 @@ pub struct Bank {
     /// The account number scheme of the bank (the service's `type`).
     #[serde(rename = "type", serialize_with = "service_text")]
     pub account_type: BankAccountType,
-    /// When the bank record was created.
-    #[serde(rename = "createdAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
-    pub created_at: Timestamp,
-    /// When the bank record last changed.
-    #[serde(rename = "updatedAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
-    pub updated_at: Timestamp,
+    /// When the bank record was created; `None` when the service sent none, or a time outside
+    /// years 1 to 9999 (ADR 0022).
+    #[serde(
+        rename = "createdAt",
+        default,
+        deserialize_with = "descriptive::created_at",
+        serialize_with = "optional_timestamp_text"
+    )]
+    pub created_at: Option<Timestamp>,
+    /// When the bank record last changed; `None` as for `created_at`.
+    #[serde(
+        rename = "updatedAt",
+        default,
+        deserialize_with = "descriptive::updated_at",
+        serialize_with = "optional_timestamp_text"
+    )]
+    pub updated_at: Option<Timestamp>,
 }
 
 to_json_methods!(Bank);

@@ -39,6 +39,17 @@ pub(crate) fn timestamp_text<S: Serializer>(time: &Timestamp, serializer: S) -> 
     serializer.serialize_str(&time.to_rfc3339_opts(digits, true))
 }
 
+/// An optional timestamp as [`timestamp_text`], or null.
+pub(crate) fn optional_timestamp_text<S: Serializer>(
+    time: &Option<Timestamp>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match time {
+        Some(time) => timestamp_text(time, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
 /// A value as its `Display` text: the service's text of a status, payment type or bank scheme.
 pub(crate) fn service_text<S: Serializer, T: Display>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(value)
@@ -50,9 +61,22 @@ pub(crate) fn status_from_text<'de, D: Deserializer<'de>>(deserializer: D) -> Re
     Cow::<str>::deserialize(deserializer).map(|text| TransactionStatus::from_wire(&text))
 }
 
-/// A payment type read back from the service's text, through the decoder's own parser.
-pub(crate) fn payment_type_from_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<PaymentType, D::Error> {
-    Cow::<str>::deserialize(deserializer).map(|text| PaymentType::from_wire(&text))
+/// An optional payment type as its service text, or null.
+pub(crate) fn optional_service_text<S: Serializer, T: Display>(
+    value: &Option<T>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => serializer.collect_str(value),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// An optional payment type read back from its text (null is `None`).
+pub(crate) fn optional_payment_type_from_text<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<PaymentType>, D::Error> {
+    Ok(Option::<Cow<str>>::deserialize(deserializer)?.map(|text| PaymentType::from_wire(&text)))
 }
 
 /// The JSON text of a record. Every record holds only text, numbers, booleans and records of

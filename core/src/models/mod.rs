@@ -2,6 +2,7 @@
 
 mod bank;
 mod charge;
+mod descriptive;
 pub(crate) mod json;
 mod provider;
 mod transaction;

@@ -1,7 +1,8 @@
 use serde::{Deserialize, Serialize};
 
-use super::json::{timestamp_text, to_json_methods};
-use crate::timestamp::{self, Timestamp};
+use super::descriptive;
+use super::json::{optional_timestamp_text, to_json_methods};
+use crate::timestamp::Timestamp;
 
 /// A mobile money provider of a country, for provider pickers.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -24,12 +25,23 @@ pub struct MobileMoneyProvider {
     pub provider_type: String,
     /// URL of the provider's logo.
     pub logo: String,
-    /// When the provider record was created.
-    #[serde(rename = "createdAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
-    pub created_at: Timestamp,
-    /// When the provider record last changed.
-    #[serde(rename = "updatedAt", deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
-    pub updated_at: Timestamp,
+    /// When the provider record was created; `None` when the service sent none, or a time outside
+    /// years 1 to 9999 (ADR 0022).
+    #[serde(
+        rename = "createdAt",
+        default,
+        deserialize_with = "descriptive::created_at",
+        serialize_with = "optional_timestamp_text"
+    )]
+    pub created_at: Option<Timestamp>,
+    /// When the provider record last changed; `None` as for `created_at`.
+    #[serde(
+        rename = "updatedAt",
+        default,
+        deserialize_with = "descriptive::updated_at",
+        serialize_with = "optional_timestamp_text"
+    )]
+    pub updated_at: Option<Timestamp>,
 }
 
 to_json_methods!(MobileMoneyProvider);

@@ -4,8 +4,10 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::descriptive::{Descriptive, object_fields};
 use super::json::{
-    amount_text, payment_type_from_text, service_text, status_from_text, timestamp_text, to_json_methods,
+    amount_text, optional_payment_type_from_text, optional_service_text, optional_timestamp_text, service_text,
+    status_from_text, to_json_methods,
 };
 use crate::amount::Amount;
 use crate::status::{PaymentType, TransactionStatus};
@@ -13,6 +15,10 @@ use crate::timestamp::{self, Timestamp};
 use crate::validation::{mask_email, mask_phone};
 
 /// A transaction, as verification reports it. Only `status` `Successful` means paid.
+///
+/// `tx_ref`, `status`, `amount` and `currency` are always there, exactly as sent. Every other
+/// field is descriptive: `None` when the service sent it missing, null or of another type
+/// (logged as a warning), so that such a field never stops a decision (ADR 0003).
 //
 // Decoded by hand rather than derived because two rules need it: the gateway reference sits
 // in a field whose name varies by brand (`<letters>_ref`), and a duplicated key is an error (a
@@ -25,41 +31,52 @@ use crate::validation::{mask_email, mask_phone};
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct Transaction {
     /// Transaction identifier.
-    pub id: i64,
+    #[serde(default)]
+    pub id: Option<i64>,
     /// Environment marker (`test`, `live`).
-    pub domain: String,
+    #[serde(default)]
+    pub domain: Option<String>,
     /// Amount, exactly as sent.
     #[serde(serialize_with = "amount_text")]
     pub amount: Amount,
     /// Currency code.
     pub currency: String,
     /// Invoice due date, as text; `None` when the service sent null or nothing.
+    #[serde(default)]
     pub due_date: Option<String>,
     /// Whether an invoice is attached.
-    pub has_invoice: bool,
+    #[serde(default)]
+    pub has_invoice: Option<bool>,
     /// Invoice number, as text (a number is kept as its JSON text); `None` when null.
+    #[serde(default)]
     pub invoice_number: Option<String>,
     /// Description, as text; `None` when null.
+    #[serde(default)]
     pub description: Option<String>,
     /// The merchant's reference: the value that was verified.
     pub tx_ref: String,
     /// The gateway's own reference (the one `<letters>_ref` field other than `tx_ref`).
-    pub gateway_ref: String,
+    #[serde(default)]
+    pub gateway_ref: Option<String>,
     /// The status. Only `Successful` means paid.
     #[serde(serialize_with = "service_text", deserialize_with = "status_from_text")]
     pub status: TransactionStatus,
-    /// The payment method.
-    #[serde(serialize_with = "service_text", deserialize_with = "payment_type_from_text")]
-    pub payment_type: PaymentType,
-    /// When the transaction was created.
-    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
-    pub created_at: Timestamp,
-    /// When the transaction last changed.
-    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
-    pub updated_at: Timestamp,
-    /// The paying customer; `None` when the service sent null or nothing.
+    /// The payment method (a text the SDK does not know is `Other`).
+    #[serde(default, serialize_with = "optional_service_text", deserialize_with = "optional_payment_type_from_text")]
+    pub payment_type: Option<PaymentType>,
+    /// When the transaction was created; `None` also for a time outside years 1 to 9999 (ADR 0022).
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
+    pub created_at: Option<Timestamp>,
+    /// When the transaction last changed; `None` as for `created_at`.
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
+    pub updated_at: Option<Timestamp>,
+    /// The paying customer; `None` when the service sent null, nothing, or not an object.
+    #[serde(default)]
     pub customer: Option<Customer>,
-    /// The `meta.custom_fields` entries; empty when there are none.
+    /// The `meta.custom_fields` entries; empty when there are none (an entry that is not a
+    /// custom field is left out, with a warning). A list, not an optional: no custom fields and
+    /// an empty list mean the same to a merchant.
+    #[serde(default)]
     pub custom_fields: Vec<CustomField>,
     /// The transaction object exactly as the service sent it, for records and audits.
     pub raw_json: String,
@@ -69,28 +86,35 @@ impl Transaction {
     /// Decodes one transaction object (the `data` of a verification response).
     pub fn from_json(raw: &str) -> Result<Self, serde_json::Error> {
         let fields: TransactionFields = serde_json::from_str(raw)?;
-        Ok(fields.into_transaction(raw.to_owned()))
+        fields.into_transaction(raw.to_owned())
     }
 }
 
 /// The customer of a transaction. Prints with the phone number and e-mail masked.
+///
+/// Every field is descriptive: `None` when the service sent it missing, null or of another
+/// type (real gateways' customers often lack `updated_at`).
 #[derive(Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record), uniffi::export(Debug, Display))]
 pub struct Customer {
     /// Customer identifier.
-    pub id: i64,
+    #[serde(default)]
+    pub id: Option<i64>,
     /// Customer name.
-    pub name: String,
+    #[serde(default)]
+    pub name: Option<String>,
     /// Phone number, international format (`+233...`).
-    pub phone_number: String,
+    #[serde(default)]
+    pub phone_number: Option<String>,
     /// E-mail address.
-    pub email: String,
-    /// When the customer record was created.
-    #[serde(deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
-    pub created_at: Timestamp,
-    /// When the customer record last changed.
-    #[serde(deserialize_with = "timestamp::deserialize", serialize_with = "timestamp_text")]
-    pub updated_at: Timestamp,
+    #[serde(default)]
+    pub email: Option<String>,
+    /// When the customer record was created; `None` also for a time outside years 1 to 9999.
+    #[serde(default, deserialize_with = "timestamp::deserialize_optional", serialize_with = "optional_timestamp_text")]
+    pub created_at: Option<Timestamp>,
+    /// When the customer record last changed; `None` as for `created_at`.
+    #[serde(default, deserialize_with = "timestamp::deserialize_optional", serialize_with = "optional_timestamp_text")]
+    pub updated_at: Option<Timestamp>,
 }
 
 /// One entry of a transaction's `meta.custom_fields`.
@@ -147,10 +171,17 @@ impl fmt::Debug for Transaction {
     }
 }
 
-/// `customer +233*******56 a***@example.com`, as the logs mask them.
+/// `customer +233*******56 a***@example.com`, as the logs mask them (an absent one left out).
 impl fmt::Display for Customer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "customer {} {}", mask_phone(&self.phone_number), mask_email(&self.email))
+        f.write_str("customer")?;
+        if let Some(phone_number) = &self.phone_number {
+            write!(f, " {}", mask_phone(phone_number))?;
+        }
+        if let Some(email) = &self.email {
+            write!(f, " {}", mask_email(email))?;
+        }
+        Ok(())
     }
 }
 
@@ -159,61 +190,113 @@ impl fmt::Debug for Customer {
         f.debug_struct("Customer")
             .field("id", &self.id)
             .field("name", &self.name)
-            .field("phone_number", &mask_phone(&self.phone_number))
-            .field("email", &mask_email(&self.email))
+            .field("phone_number", &self.phone_number.as_deref().map(mask_phone))
+            .field("email", &self.email.as_deref().map(mask_email))
             .field("created_at", &self.created_at)
             .field("updated_at", &self.updated_at)
             .finish()
     }
 }
 
-#[derive(Deserialize)]
-struct Meta {
-    #[serde(default)]
-    custom_fields: Option<Vec<CustomField>>,
-}
-
 struct TransactionFields {
-    id: i64,
-    domain: String,
     amount: Amount,
     currency: String,
+    tx_ref: String,
+    status: TransactionStatus,
     due_date: Option<String>,
-    has_invoice: bool,
     invoice_number: Option<String>,
     description: Option<String>,
-    tx_ref: String,
-    gateway_ref: String,
-    status: TransactionStatus,
-    payment_type: PaymentType,
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    customer: Option<Customer>,
-    custom_fields: Vec<CustomField>,
+    /// The descriptive fields, raw: read once `tx_ref` is known, so the warnings can name it.
+    id: Option<Box<RawValue>>,
+    domain: Option<Box<RawValue>>,
+    has_invoice: Option<Box<RawValue>>,
+    gateway_ref: Option<Box<RawValue>>,
+    payment_type: Option<Box<RawValue>>,
+    created_at: Option<Box<RawValue>>,
+    updated_at: Option<Box<RawValue>>,
+    customer: Option<Box<RawValue>>,
+    meta: Option<Box<RawValue>>,
 }
 
 impl TransactionFields {
-    fn into_transaction(self, raw_json: String) -> Transaction {
-        Transaction {
-            id: self.id,
-            domain: self.domain,
+    fn into_transaction(self, raw_json: String) -> Result<Transaction, serde_json::Error> {
+        let record = format!("transaction `{}`", crate::scrub::escape_controls(&bounded(&self.tx_ref)));
+        let read = Descriptive { record: &record };
+        Ok(Transaction {
+            id: read.integer("id", self.id.as_deref()),
+            domain: read.text("domain", self.domain.as_deref()),
             amount: self.amount,
             currency: self.currency,
             due_date: self.due_date,
-            has_invoice: self.has_invoice,
+            has_invoice: read.boolean("has_invoice", self.has_invoice.as_deref()),
             invoice_number: self.invoice_number,
             description: self.description,
-            tx_ref: self.tx_ref,
-            gateway_ref: self.gateway_ref,
+            gateway_ref: read.text("<letters>_ref (gateway reference)", self.gateway_ref.as_deref()),
             status: self.status,
-            payment_type: self.payment_type,
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-            customer: self.customer,
-            custom_fields: self.custom_fields,
+            payment_type: read
+                .text("payment_type", self.payment_type.as_deref())
+                .map(|text| PaymentType::from_wire(&text)),
+            created_at: read.timestamp("created_at", self.created_at.as_deref()),
+            updated_at: read.timestamp("updated_at", self.updated_at.as_deref()),
+            customer: customer(&read, self.customer.as_deref())?,
+            custom_fields: custom_fields(&read, self.meta.as_deref())?,
+            tx_ref: self.tx_ref,
             raw_json,
-        }
+        })
     }
+}
+
+/// A reference as the warnings quote it: a valid one is short, a longer one is cut.
+fn bounded(reference: &str) -> String {
+    reference.chars().take(crate::MAX_REFERENCE_CHARS).collect()
+}
+
+const CUSTOMER_FIELDS: &[&str] = &["id", "name", "phone_number", "email", "created_at", "updated_at"];
+
+/// The customer: `None` when null or missing (the spec allows it) or not an object (a warning);
+/// each field read as descriptive. A key given twice is still an error.
+fn customer(read: &Descriptive<'_>, raw: Option<&RawValue>) -> Result<Option<Customer>, serde_json::Error> {
+    let Some(raw) = raw.filter(|raw| raw.get() != "null") else { return Ok(None) };
+    let Some(fields) = object_fields(raw, CUSTOMER_FIELDS)? else {
+        log::warn!(target: "sika", "{}: `customer` is not an object; read as absent", read.record);
+        return Ok(None);
+    };
+    let record = format!("{} customer", read.record);
+    let read = Descriptive { record: &record };
+    let field = |index: usize| fields[index].as_deref();
+    Ok(Some(Customer {
+        id: read.integer("id", field(0)),
+        name: read.text("name", field(1)),
+        phone_number: read.text("phone_number", field(2)),
+        email: read.text("email", field(3)),
+        created_at: read.timestamp("created_at", field(4)),
+        updated_at: read.timestamp("updated_at", field(5)),
+    }))
+}
+
+/// `meta.custom_fields`: empty when `meta` or the list is null or missing; a `meta` or list of
+/// another type, and each entry that is not a custom field, left out with a warning. A key
+/// given twice in `meta` is still an error.
+fn custom_fields(read: &Descriptive<'_>, meta: Option<&RawValue>) -> Result<Vec<CustomField>, serde_json::Error> {
+    let Some(meta) = meta.filter(|raw| raw.get() != "null") else { return Ok(Vec::new()) };
+    let warn = |problem: &str| log::warn!(target: "sika", "{}: {problem}; read as absent", read.record);
+    let Some(fields) = object_fields(meta, &["custom_fields"])? else {
+        warn("`meta` is not an object");
+        return Ok(Vec::new());
+    };
+    let Some(list) = fields[0].as_deref().filter(|raw| raw.get() != "null") else { return Ok(Vec::new()) };
+    let Ok(entries) = serde_json::from_str::<Vec<Box<RawValue>>>(list.get()) else {
+        warn("`meta.custom_fields` is not a list");
+        return Ok(Vec::new());
+    };
+    Ok(entries
+        .iter()
+        .enumerate()
+        .filter_map(|(index, entry)| {
+            let field = serde_json::from_str::<CustomField>(entry.get());
+            field.map_err(|_| warn(&format!("`meta.custom_fields[{index}]` is not a custom field"))).ok()
+        })
+        .collect())
 }
 
 /// `gw_ref`, `flw_ref`, `abc_ref`: letters, then `_ref`; never `tx_ref` itself.
@@ -253,14 +336,6 @@ fn enum_text<'de, A: MapAccess<'de>>(map: &mut A) -> Result<String, A::Error> {
     Ok(value_as_text(&raw).map_err(de::Error::custom)?.unwrap_or_else(|| "null".to_owned()))
 }
 
-struct Timestamped(Timestamp);
-
-impl<'de> Deserialize<'de> for Timestamped {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        timestamp::deserialize(deserializer).map(Timestamped)
-    }
-}
-
 impl<'de> Deserialize<'de> for TransactionFields {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(TransactionVisitor)
@@ -293,52 +368,51 @@ impl<'de> Visitor<'de> for TransactionVisitor {
         let (mut created_at, mut updated_at, mut customer, mut meta) = (None, None, None, None);
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "id" => set_once!(id, key, map.next_value::<i64>()?),
-                "domain" => set_once!(domain, key, map.next_value::<String>()?),
+                "id" => set_once!(id, key, map.next_value::<Box<RawValue>>()?),
+                "domain" => set_once!(domain, key, map.next_value::<Box<RawValue>>()?),
                 "amount" => set_once!(amount, key, map.next_value::<Amount>()?),
                 "currency" => set_once!(currency, key, map.next_value::<String>()?),
                 "due_date" => set_once!(due_date, key, optional_text(&mut map)?),
-                "has_invoice" => set_once!(has_invoice, key, map.next_value::<bool>()?),
+                "has_invoice" => set_once!(has_invoice, key, map.next_value::<Box<RawValue>>()?),
                 "invoice_number" => set_once!(invoice_number, key, optional_text(&mut map)?),
                 "description" => set_once!(description, key, optional_text(&mut map)?),
                 "tx_ref" => set_once!(tx_ref, key, map.next_value::<String>()?),
                 "status" => set_once!(status, key, TransactionStatus::from_wire(&enum_text(&mut map)?)),
-                "payment_type" => set_once!(payment_type, key, PaymentType::from_wire(&enum_text(&mut map)?)),
-                "created_at" => set_once!(created_at, key, map.next_value::<Timestamped>()?.0),
-                "updated_at" => set_once!(updated_at, key, map.next_value::<Timestamped>()?.0),
-                "customer" => set_once!(customer, key, map.next_value::<Option<Customer>>()?),
-                "meta" => set_once!(meta, key, map.next_value::<Option<Meta>>()?),
+                "payment_type" => set_once!(payment_type, key, map.next_value::<Box<RawValue>>()?),
+                "created_at" => set_once!(created_at, key, map.next_value::<Box<RawValue>>()?),
+                "updated_at" => set_once!(updated_at, key, map.next_value::<Box<RawValue>>()?),
+                "customer" => set_once!(customer, key, map.next_value::<Box<RawValue>>()?),
+                "meta" => set_once!(meta, key, map.next_value::<Box<RawValue>>()?),
                 other if is_gateway_ref_key(other) => {
                     if gateway_ref.is_some() {
                         return Err(de::Error::custom(format!(
                             "more than one gateway reference field (`{other}` and another `<letters>_ref`)"
                         )));
                     }
-                    gateway_ref = Some(map.next_value::<String>()?);
+                    gateway_ref = Some(map.next_value::<Box<RawValue>>()?);
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        let custom_fields = meta.flatten().and_then(|meta| meta.custom_fields).unwrap_or_default();
         Ok(TransactionFields {
-            id: id.ok_or_else(|| de::Error::missing_field("id"))?,
-            domain: domain.ok_or_else(|| de::Error::missing_field("domain"))?,
             amount: amount.ok_or_else(|| de::Error::missing_field("amount"))?,
             currency: currency.ok_or_else(|| de::Error::missing_field("currency"))?,
+            tx_ref: tx_ref.ok_or_else(|| de::Error::missing_field("tx_ref"))?,
+            status: status.ok_or_else(|| de::Error::missing_field("status"))?,
             due_date: due_date.flatten(),
-            has_invoice: has_invoice.ok_or_else(|| de::Error::missing_field("has_invoice"))?,
             invoice_number: invoice_number.flatten(),
             description: description.flatten(),
-            tx_ref: tx_ref.ok_or_else(|| de::Error::missing_field("tx_ref"))?,
-            gateway_ref: gateway_ref.ok_or_else(|| de::Error::missing_field("<letters>_ref (gateway reference)"))?,
-            status: status.ok_or_else(|| de::Error::missing_field("status"))?,
-            payment_type: payment_type.ok_or_else(|| de::Error::missing_field("payment_type"))?,
-            created_at: created_at.ok_or_else(|| de::Error::missing_field("created_at"))?,
-            updated_at: updated_at.ok_or_else(|| de::Error::missing_field("updated_at"))?,
-            customer: customer.flatten(),
-            custom_fields,
+            id,
+            domain,
+            has_invoice,
+            gateway_ref,
+            payment_type,
+            created_at,
+            updated_at,
+            customer,
+            meta,
         })
     }
 }

@@ -30,7 +30,7 @@ struct ExpectedProvider: Decodable, Equatable {
     let name, code: String
     let active: Bool
     let country, currency, providerType, logo: String
-    let createdAtMs, updatedAtMs: Int64
+    let createdAtMs, updatedAtMs: Int64?
 
     init(_ p: MobileMoneyProvider) {
         (id, name, code, active) = (p.id, p.name, p.code, p.active)
@@ -44,7 +44,7 @@ struct ExpectedBank: Decodable, Equatable {
     let name, code: String
     let active: Bool
     let country, currency, accountType: String
-    let createdAtMs, updatedAtMs: Int64
+    let createdAtMs, updatedAtMs: Int64?
 
     init(_ b: Bank) {
         (id, name, code, active, country, currency) = (b.id, b.name, b.code, b.active, b.country, b.currency)
@@ -54,9 +54,9 @@ struct ExpectedBank: Decodable, Equatable {
 }
 
 struct ExpectedCustomer: Decodable, Equatable {
-    let id: Int64
-    let name, phoneNumber, email: String
-    let createdAtMs, updatedAtMs: Int64
+    let id: Int64?
+    let name, phoneNumber, email: String?
+    let createdAtMs, updatedAtMs: Int64?
 
     init(_ c: Customer) {
         (id, name, phoneNumber, email) = (c.id, c.name, c.phoneNumber, c.email)
@@ -69,15 +69,16 @@ struct ExpectedCustomField: Decodable, Equatable {
 }
 
 struct ExpectedTransaction: Decodable, Equatable {
-    let id: Int64
-    let domain: String
+    let id: Int64?
+    let domain: String?
     let amount: Amount
     let currency: String
     let dueDate: String?
-    let hasInvoice: Bool
+    let hasInvoice: Bool?
     let invoiceNumber, description: String?
-    let txRef, gatewayRef, status, paymentType: String
-    let createdAtMs, updatedAtMs: Int64
+    let txRef, status: String
+    let gatewayRef, paymentType: String?
+    let createdAtMs, updatedAtMs: Int64?
     let customer: ExpectedCustomer?
     let customFields: [ExpectedCustomField]
     let merchantAction: String
@@ -86,7 +87,8 @@ struct ExpectedTransaction: Decodable, Equatable {
     init(_ t: Transaction) {
         (id, domain, amount, currency) = (t.id, t.domain, t.amount, t.currency)
         (dueDate, hasInvoice, invoiceNumber, description) = (t.dueDate, t.hasInvoice, t.invoiceNumber, t.descriptionText)
-        (txRef, gatewayRef, status, paymentType) = (t.txRef, t.gatewayRef, kindText(t.status), kindText(t.paymentType))
+        (txRef, gatewayRef, status) = (t.txRef, t.gatewayRef, kindText(t.status))
+        paymentType = t.paymentType.map { kindText($0) }
         (createdAtMs, updatedAtMs) = (epochMs(t.createdAt), epochMs(t.updatedAt))
         customer = t.customer.map(ExpectedCustomer.init)
         customFields = t.customFields.map {

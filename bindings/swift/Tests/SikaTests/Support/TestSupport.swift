@@ -84,6 +84,11 @@ func epochMs(_ date: Date) -> Int64 {
     Int64((date.timeIntervalSince1970 * 1000).rounded())
 }
 
+/// Epoch milliseconds of a time the service may leave out (B51, B52); nil when absent.
+func epochMs(_ date: Date?) -> Int64? {
+    date.map { epochMs($0) }
+}
+
 /// Verifies until `done(status)` or `limit` passes; returns the last transaction.
 func verifyUntil(
     _ client: Client, _ reference: String, limit: Duration = .seconds(5),

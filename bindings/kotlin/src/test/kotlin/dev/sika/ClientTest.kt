@@ -103,8 +103,8 @@ class ClientTest {
         val transaction = sandbox.client().use { it.verifyTransaction("ORDER-EXACT") }
         assertEquals("100.10", transaction.amount.toPlainString(), "the amount keeps its scale")
         assertEquals(0, BigDecimal("100.1").compareTo(transaction.amount))
-        assertEquals(SEEDED_EXPECTED.long("created_at_epoch_ms"), transaction.createdAt.toEpochMilli(), "milliseconds kept")
-        assertEquals(SEEDED_EXPECTED.long("updated_at_epoch_ms"), transaction.updatedAt.toEpochMilli())
+        assertEquals(SEEDED_EXPECTED.long("created_at_epoch_ms"), transaction.createdAt?.toEpochMilli(), "milliseconds kept")
+        assertEquals(SEEDED_EXPECTED.long("updated_at_epoch_ms"), transaction.updatedAt?.toEpochMilli())
         assertEquals(SEEDED_EXPECTED.text("gateway_ref"), transaction.gatewayRef, "read from the brand-prefixed xyz_ref")
         val customer = transaction.customer!!
         assertEquals(SEEDED_EXPECTED.text("customer_phone_number"), customer.phoneNumber)

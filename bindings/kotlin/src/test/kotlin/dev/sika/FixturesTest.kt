@@ -131,18 +131,18 @@ private fun MerchantAction.asJson() = JsonPrimitive(
 private fun MobileMoneyProvider.asJson() = buildJsonObject {
     put("id", id); put("name", name); put("code", code); put("active", active); put("country", country)
     put("currency", currency); put("provider_type", providerType); put("logo", logo)
-    put("created_at_ms", createdAt.toEpochMilli()); put("updated_at_ms", updatedAt.toEpochMilli())
+    put("created_at_ms", createdAt?.toEpochMilli()); put("updated_at_ms", updatedAt?.toEpochMilli())
 }
 
 private fun Bank.asJson() = buildJsonObject {
     put("id", id); put("name", name); put("code", code); put("active", active); put("country", country)
     put("currency", currency); put("account_type", accountType.asJson())
-    put("created_at_ms", createdAt.toEpochMilli()); put("updated_at_ms", updatedAt.toEpochMilli())
+    put("created_at_ms", createdAt?.toEpochMilli()); put("updated_at_ms", updatedAt?.toEpochMilli())
 }
 
 private fun Customer.asJson() = buildJsonObject {
     put("id", id); put("name", name); put("phone_number", phoneNumber); put("email", email)
-    put("created_at_ms", createdAt.toEpochMilli()); put("updated_at_ms", updatedAt.toEpochMilli())
+    put("created_at_ms", createdAt?.toEpochMilli()); put("updated_at_ms", updatedAt?.toEpochMilli())
 }
 
 private fun Transaction.asJson() = buildJsonObject {
@@ -150,8 +150,8 @@ private fun Transaction.asJson() = buildJsonObject {
     put("amount", amount.toPlainString()) // exact text, scale included: 100.10 stays 100.10
     put("currency", currency); put("due_date", dueDate); put("has_invoice", hasInvoice)
     put("invoice_number", invoiceNumber); put("description", description); put("tx_ref", txRef)
-    put("gateway_ref", gatewayRef); put("status", status.asJson()); put("payment_type", paymentType.asJson())
-    put("created_at_ms", createdAt.toEpochMilli()); put("updated_at_ms", updatedAt.toEpochMilli())
+    put("gateway_ref", gatewayRef); put("status", status.asJson()); put("payment_type", paymentType?.asJson() ?: JsonNull)
+    put("created_at_ms", createdAt?.toEpochMilli()); put("updated_at_ms", updatedAt?.toEpochMilli())
     put("customer", customer?.asJson() ?: JsonNull)
     putJsonArray("custom_fields") {
         customFields.forEach {

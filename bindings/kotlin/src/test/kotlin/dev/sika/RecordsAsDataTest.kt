@@ -214,10 +214,10 @@ class RecordsAsDataTest {
         val customer = seeded.customer!!
         val request = charge("ORDER-3", phone = "+233244125678")
         for ((printed, secrets) in listOf(
-            seeded.toString() to listOf(customer.phoneNumber, customer.email),
-            customer.toString() to listOf(customer.phoneNumber, customer.email),
+            seeded.toString() to listOf(customer.phoneNumber!!, customer.email!!),
+            customer.toString() to listOf(customer.phoneNumber!!, customer.email!!),
             request.toString() to listOf(request.phoneNumber, request.email),
-            CachedOrder("A-1", seeded, seeded.status).toString() to listOf(customer.phoneNumber, customer.email),
+            CachedOrder("A-1", seeded, seeded.status).toString() to listOf(customer.phoneNumber!!, customer.email!!),
         )) {
             for (secret in secrets) assertFalse(printed.contains(secret), printed)
             assertTrue(printed.contains("a***@example.com"), printed)

@@ -42,7 +42,7 @@ class StatusTest {
         val printed = "$transaction"
         val customer = transaction.customer!!
         assertTrue(printed.startsWith("transaction ORDER-1001: successful, 100.10 GHS"), printed)
-        assertFalse(printed.contains(customer.phoneNumber) || printed.contains(customer.email), printed)
+        assertFalse(printed.contains(customer.phoneNumber!!) || printed.contains(customer.email!!), printed)
     }
 
     @Test
