@@ -10,6 +10,8 @@
   loop printed "Event loop is closed" from the continuation callback, once per call. The
   answers are dropped silently, the abandoned calls are freed, the process exits clean, and
   the client works on a new loop.
+- An `atexit` handler that runs after the SDK's own makes an async call: a typed error at once
+  (`Configuration`), where it waited for a wake that never came.
 
 Each scenario runs in child interpreters, many times: the exit race is a matter of timing.
 """
@@ -104,6 +106,31 @@ other.close()
 assert banks, "no providers"
 """
 
+# An `atexit` handler registered before `import sika` runs after the SDK stopped waking Python:
+# its async call must fail at once with a typed error, not wait for a wake that never comes
+# (it hung until the caller's own timeout); the blocking client still works there.
+LATE_EXIT_HANDLER = """
+import atexit, asyncio, sys, time
+
+def at_exit():
+    started = time.monotonic()
+    try:
+        asyncio.run(asyncio.wait_for(client.refresh_banks("GH"), 5))
+        print("answered")
+    except sika.SikaError.Configuration as error:
+        print("Configuration", "within 1 s" if time.monotonic() - started < 1 else "too late", error)
+    except BaseException as error:
+        print("not a typed error:", type(error).__name__)
+    print("blocking:", len(blocking.refresh_banks("GH")) > 0)
+
+atexit.register(at_exit)
+import sika
+
+config = sika.ClientConfig(secret_key=sika.SecretKey(sys.argv[2]), base_url=sys.argv[1], timeout_ms=10_000)
+client, blocking = sika.Client(config), sika.BlockingClient(config)
+asyncio.run(client.refresh_banks("GH"))
+"""
+
 LOOPS = ["asyncio", "uvloop"]
 
 
@@ -150,3 +177,16 @@ def test_b54_a_loop_closed_with_calls_in_flight_prints_nothing(sandbox, tmp_path
     script.write_text(PREAMBLE + textwrap.dedent(CLOSED_LOOP.format(after_answers=1.0)))
     # Fewer runs: no race here, each run closes the loop before any answer.
     assert_all_clean(run_children(script, sandbox, loop, runs=SIDE_BY_SIDE))
+
+
+def test_b54_an_async_call_after_the_exit_hook_is_a_typed_error_not_a_hang(sandbox, tmp_path):
+    sandbox.fault("/bank", "delay", count=100_000, delay_ms=200)
+    script = tmp_path / "late_exit_handler.py"
+    script.write_text(textwrap.dedent(LATE_EXIT_HANDLER))
+    outcomes = run_children(script, sandbox, "asyncio", runs=1)
+    code, stdout, stderr = outcomes[0]
+    assert (code, stderr) == (0, ""), outcomes
+    lines = stdout.splitlines()
+    assert lines[0].startswith("Configuration within 1 s "), stdout
+    assert "the interpreter is exiting" in lines[0], stdout
+    assert lines[1:] == ["blocking: True"], stdout
