@@ -46,7 +46,7 @@ where
     T: Send + 'static,
 {
     let host = RUNTIME.get(build)?;
-    let task = HostCall { task: host.runtime.spawn(call), gate: Arc::clone(&host.gate), waker: None };
+    let task = host.start(call)?;
     drop(host);
     match task.await {
         Ok(result) => result,
@@ -60,7 +60,10 @@ where
 /// Called by the Python package at interpreter exit (an `atexit` handler, added by the
 /// lifecycle patch of `bindings/uniffi-bindgen`), before CPython finalizes: from then on no
 /// thread of this process's runtime wakes a foreign future (wake_gate.rs). Async calls still
-/// in flight then never complete. Not part of the UniFFI interface: no other host needs it.
+/// in flight then never complete, and a call started later (an `atexit` handler that runs
+/// after this one) fails at once rather than waiting for a wake that never comes. Not part of
+/// the UniFFI interface: the JVM and Swift must not call it (a JVM's shutdown hooks may still
+/// await calls), and an exported function would be public in every language.
 #[unsafe(no_mangle)]
 pub extern "C" fn sika_ffi_close_host_wakes() {
     if let Some(host) = RUNTIME.current() {
@@ -76,6 +79,25 @@ fn build() -> Result<HostRuntime> {
         .build()
         .map_err(|e| SikaError::configuration(format!("cannot start the SDK's runtime: {e}")))?;
     Ok(HostRuntime { runtime, gate: Arc::default() })
+}
+
+/// What a call started after the host closed its wakes fails with.
+const HOST_CLOSED: &str =
+    "the interpreter is exiting: an async call can no longer complete (a BlockingClient call still can)";
+
+impl HostRuntime {
+    /// Spawns `call`, unless the host has closed its wakes: the call could never complete.
+    /// (One atomic load; the gate's own check at each wake stays the guarantee.)
+    fn start<T, F>(&self, call: F) -> Result<HostCall<Result<T>>>
+    where
+        F: Future<Output = Result<T>> + Send + 'static,
+        T: Send + 'static,
+    {
+        if self.gate.is_closed() {
+            return Err(SikaError::configuration(HOST_CLOSED));
+        }
+        Ok(HostCall { task: self.runtime.spawn(call), gate: Arc::clone(&self.gate), waker: None })
+    }
 }
 
 /// A call's task as the host awaits it: woken through the gate, aborted when dropped before
@@ -156,6 +178,26 @@ mod tests {
             assert!(started.elapsed() < Duration::from_secs(5), "the task was not aborted");
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    #[test]
+    fn b54_a_call_started_after_the_host_closed_fails_at_once_and_never_runs() {
+        let host = build().expect("a runtime");
+        host.gate.close();
+        let ran = Arc::new(AtomicBool::new(false));
+        let started = host.start({
+            let ran = Arc::clone(&ran);
+            async move {
+                ran.store(true, Ordering::SeqCst);
+                Ok(())
+            }
+        });
+        match started {
+            Err(error) => assert_eq!(error, SikaError::configuration(HOST_CLOSED)),
+            Ok(_) => panic!("a call started after the host closed"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!ran.load(Ordering::SeqCst), "the call ran");
     }
 
     #[test]

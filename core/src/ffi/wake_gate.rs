@@ -35,6 +35,11 @@ impl WakeGate {
         }
     }
 
+    /// Whether `close` was called (one atomic load).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
     fn pass(&self, wake: impl FnOnce()) {
         self.waking.fetch_add(1, Ordering::SeqCst);
         if !self.closed.load(Ordering::SeqCst) {
