@@ -3,19 +3,21 @@
 # distribution of the last ten years (Amazon Linux 2, Ubuntu 20.04, Debian 11, RHEL 8).
 # Source it after scripts/lib/common.sh.
 #
-#   package_native_library   builds libsika_ffi.so and sika-sandbox (release, glibc 2.17); sets
+#   package_native_library   builds libsika_ffi.so (release, glibc 2.17) with cargo-zigbuild; sets
 #                            SIKA_NATIVE_LIBRARY (UNSTRIPPED: bindings are generated from its
-#                            symbols) and SIKA_NATIVE_SANDBOX, and prints the library's path
+#                            symbols) and prints its path. (The Python wheel and the sandbox are
+#                            built by maturin --zig instead: scripts/package, ADR 0025.)
 #   strip_copy SRC DEST      writes a stripped copy of SRC (for shipping, after generation)
 #   assert_glibc_floor FILE...  fails, naming the symbols, if a file needs glibc newer than 2.17
-#   ensure_zig               installs zig (PyPI's ziglang) and cargo-zigbuild once; puts zig on PATH
+#   ensure_zig               installs zig (PyPI's ziglang) once and puts it on PATH
+#   ensure_cargo_zigbuild    installs cargo-zigbuild once
 
 SIKA_GLIBC_FLOOR=2.17
 SIKA_NATIVE_TRIPLE=x86_64-unknown-linux-gnu
 # Pinned; the cached venv is rebuilt when the pin changes.
 SIKA_ZIGLANG_VERSION=0.17.0
 SIKA_CARGO_ZIGBUILD_VERSION=0.24.1
-# Where cargo-zigbuild puts the builds: target/<triple>/release, apart from target/release.
+# Where cargo-zigbuild (and maturin --zig) put the builds: apart from target/release.
 SIKA_NATIVE_DIR="$ROOT/target/$SIKA_NATIVE_TRIPLE/release"
 
 ensure_zig() {
@@ -33,6 +35,10 @@ ensure_zig() {
   fi
   case ":$PATH:" in *":$venv/zig-bin:"*) ;; *) PATH="$venv/zig-bin:$PATH" ;; esac
   export PATH
+}
+
+# maturin --zig carries its own cargo-zigbuild; package_native_library needs the command.
+ensure_cargo_zigbuild() {
   if ! cargo-zigbuild --version 2>/dev/null | grep -qx "cargo-zigbuild $SIKA_CARGO_ZIGBUILD_VERSION"; then
     step "package: installing cargo-zigbuild $SIKA_CARGO_ZIGBUILD_VERSION (once)"
     CI=true cargo install --quiet --locked cargo-zigbuild --version "$SIKA_CARGO_ZIGBUILD_VERSION"
@@ -41,18 +47,14 @@ ensure_zig() {
 
 package_native_library() {
   ensure_zig >&2
-  step "package: building libsika_ffi.so and sika-sandbox for glibc $SIKA_GLIBC_FLOOR (zig)" >&2
-  # One package per invocation, as scripts/build-ffi does: built together, features would be
-  # unified across them and the library would differ from the one the tests use.
-  local package
-  for package in sika-ffi sika-sandbox; do
-    cargo zigbuild --quiet --locked --release -p "$package" \
-      --target "$SIKA_NATIVE_TRIPLE.$SIKA_GLIBC_FLOOR" >&2
-  done
+  ensure_cargo_zigbuild >&2
+  step "package: building libsika_ffi.so for glibc $SIKA_GLIBC_FLOOR (zig)" >&2
+  # -p sika-ffi alone, as scripts/build-ffi builds it: with other packages in the same
+  # invocation, features would be unified across them and the library would differ.
+  cargo zigbuild --quiet --locked --release -p sika-ffi --target "$SIKA_NATIVE_TRIPLE.$SIKA_GLIBC_FLOOR" >&2
   SIKA_NATIVE_LIBRARY="$SIKA_NATIVE_DIR/libsika_ffi.so"
-  SIKA_NATIVE_SANDBOX="$SIKA_NATIVE_DIR/sika-sandbox"
-  export SIKA_NATIVE_LIBRARY SIKA_NATIVE_SANDBOX
-  assert_glibc_floor "$SIKA_NATIVE_LIBRARY" "$SIKA_NATIVE_SANDBOX" >&2
+  export SIKA_NATIVE_LIBRARY
+  assert_glibc_floor "$SIKA_NATIVE_LIBRARY" >&2
   echo "$SIKA_NATIVE_LIBRARY"
 }
 
