@@ -1,0 +1,91 @@
+# The native builds every release artifact ships, for x86_64 Linux with glibc 2.17 or newer
+# (ADR 0025): zig links against glibc 2.17's symbol versions, so one build runs on every
+# distribution of the last ten years (Amazon Linux 2, Ubuntu 20.04, Debian 11, RHEL 8).
+# Source it after scripts/lib/common.sh.
+#
+#   package_native_library   builds libsika_ffi.so and sika-sandbox (release, glibc 2.17); sets
+#                            SIKA_NATIVE_LIBRARY (UNSTRIPPED: bindings are generated from its
+#                            symbols) and SIKA_NATIVE_SANDBOX, and prints the library's path
+#   strip_copy SRC DEST      writes a stripped copy of SRC (for shipping, after generation)
+#   assert_glibc_floor FILE...  fails, naming the symbols, if a file needs glibc newer than 2.17
+#   ensure_zig               installs zig (PyPI's ziglang) and cargo-zigbuild once; puts zig on PATH
+
+SIKA_GLIBC_FLOOR=2.17
+SIKA_NATIVE_TRIPLE=x86_64-unknown-linux-gnu
+# Pinned; the cached venv is rebuilt when the pin changes.
+SIKA_ZIGLANG_VERSION=0.17.0
+SIKA_CARGO_ZIGBUILD_VERSION=0.24.1
+# Where cargo-zigbuild puts the builds: target/<triple>/release, apart from target/release.
+SIKA_NATIVE_DIR="$ROOT/target/$SIKA_NATIVE_TRIPLE/release"
+
+ensure_zig() {
+  local venv="$SIKA_CACHE/zig-venv"
+  if [[ "$(cat "$venv/ziglang-version" 2>/dev/null)" != "$SIKA_ZIGLANG_VERSION" ]]; then
+    step "package: installing zig $SIKA_ZIGLANG_VERSION (PyPI's ziglang) into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "ziglang==$SIKA_ZIGLANG_VERSION"
+    # Only `zig` on PATH, not the venv's python (it would shadow the system's python3).
+    mkdir -p "$venv/zig-bin"
+    ln -sf "$("$venv/bin/python" -c 'import ziglang, os; print(os.path.dirname(ziglang.__file__))')/zig" \
+      "$venv/zig-bin/zig"
+    echo "$SIKA_ZIGLANG_VERSION" >"$venv/ziglang-version"
+  fi
+  case ":$PATH:" in *":$venv/zig-bin:"*) ;; *) PATH="$venv/zig-bin:$PATH" ;; esac
+  export PATH
+  if ! cargo-zigbuild --version 2>/dev/null | grep -qx "cargo-zigbuild $SIKA_CARGO_ZIGBUILD_VERSION"; then
+    step "package: installing cargo-zigbuild $SIKA_CARGO_ZIGBUILD_VERSION (once)"
+    CI=true cargo install --quiet --locked cargo-zigbuild --version "$SIKA_CARGO_ZIGBUILD_VERSION"
+  fi
+}
+
+package_native_library() {
+  ensure_zig >&2
+  step "package: building libsika_ffi.so and sika-sandbox for glibc $SIKA_GLIBC_FLOOR (zig)" >&2
+  # One package per invocation, as scripts/build-ffi does: built together, features would be
+  # unified across them and the library would differ from the one the tests use.
+  local package
+  for package in sika-ffi sika-sandbox; do
+    cargo zigbuild --quiet --locked --release -p "$package" \
+      --target "$SIKA_NATIVE_TRIPLE.$SIKA_GLIBC_FLOOR" >&2
+  done
+  SIKA_NATIVE_LIBRARY="$SIKA_NATIVE_DIR/libsika_ffi.so"
+  SIKA_NATIVE_SANDBOX="$SIKA_NATIVE_DIR/sika-sandbox"
+  export SIKA_NATIVE_LIBRARY SIKA_NATIVE_SANDBOX
+  assert_glibc_floor "$SIKA_NATIVE_LIBRARY" "$SIKA_NATIVE_SANDBOX" >&2
+  echo "$SIKA_NATIVE_LIBRARY"
+}
+
+# The release profile never strips (uniffi-bindgen reads the metadata from the symbol table);
+# shipped copies drop the symbol table and debug sections, keeping the dynamic symbols the
+# languages load.
+strip_copy() {
+  local src="${1:?usage: strip_copy SRC DEST}" dest="${2:?usage: strip_copy SRC DEST}"
+  mkdir -p "$(dirname "$dest")"
+  strip --strip-all -o "$dest" "$src"
+}
+
+assert_glibc_floor() {
+  local file newer status=0
+  (($#)) || die "usage: assert_glibc_floor FILE..."
+  for file in "$@"; do
+    [[ -f "$file" ]] || die "assert_glibc_floor: no file $file"
+    # Every GLIBC_x.y[.z] version the file needs (dynamic symbols and version references),
+    # those above the floor kept with their symbol names.
+    newer="$(objdump -T "$file" | awk -v floor="$SIKA_GLIBC_FLOOR" '
+      function newer(v,   a, b, i) {
+        split(v, a, "."); split(floor, b, ".")
+        for (i = 1; i <= 3; i++) { if ((a[i] + 0) != (b[i] + 0)) return (a[i] + 0) > (b[i] + 0) }
+        return 0
+      }
+      match($0, /GLIBC_[0-9]+(\.[0-9]+)+/) {
+        v = substr($0, RSTART + 6, RLENGTH - 6)
+        if (newer(v)) print "GLIBC_" v " " $NF
+      }')"
+    if [[ -n "$newer" ]]; then
+      printf 'error: %s needs glibc newer than %s:\n%s\n' "$file" "$SIKA_GLIBC_FLOOR" "$newer" >&2
+      status=1
+    fi
+  done
+  ((status == 0)) || die "glibc floor $SIKA_GLIBC_FLOOR exceeded (see above)"
+}
