@@ -1,5 +1,6 @@
 package dev.sika.installed
 
+import com.sun.jna.Platform
 import dev.sika.Client
 import dev.sika.normalizePhoneNumber
 import java.io.File
@@ -54,18 +55,19 @@ class InstalledJarTest {
             val properties = Properties()
             jar.getInputStream(jar.getJarEntry("META-INF/maven/dev.sika/sika/pom.properties")).use(properties::load)
             assertEquals(version, properties.getProperty("version"))
-            for (entry in listOf("linux-x86-64/libsika_ffi.so", "META-INF/LICENSE-MIT", "META-INF/LICENSE-APACHE")) {
+            for (entry in listOf("META-INF/LICENSE-MIT", "META-INF/LICENSE-APACHE")) {
                 assertNotNull(jar.getJarEntry(entry), "the jar lacks $entry")
             }
         }
     }
 
-    /** JNA loads the library from the jar, with no library path given. */
+    /** JNA loads the library from the jar (this platform's directory), with no library path given. */
     @Test
     fun b56TheNativeLibraryLoadsFromTheJar() {
         assertEquals(null, System.getProperty("jna.library.path"))
-        val resource = Client::class.java.classLoader.getResource("linux-x86-64/libsika_ffi.so")
-        assertNotNull(resource)
+        val path = "${Platform.RESOURCE_PREFIX}/${System.mapLibraryName("sika_ffi")}"
+        val resource = Client::class.java.classLoader.getResource(path)
+        assertNotNull(resource, "no $path in the jar")
         assertTrue(resource.toString().startsWith("jar:${sikaJar.toURI()}!"), "found in $resource")
         assertEquals("+233244120000", normalizePhoneNumber("024 412 0000", "GH"))
     }
