@@ -72,14 +72,15 @@ _check_maven_bundle() {
       [[ -s "$directory/$base$suffix.$element" ]] || die "package: $base$suffix has no .$element"
     done
   done
-  entries="$(unzip -Z1 "$directory/$base.jar")"
+  entries="$(jar tf "$directory/$base.jar")"
   for element in linux-x86-64/libsika_ffi.so META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
     grep -qx "$element" <<<"$entries" || die "package: $base.jar lacks $element"
   done
-  entries="$(unzip -Z1 "$directory/$base-sources.jar")"
+  entries="$(jar tf "$directory/$base-sources.jar")"
   grep -qx 'dev/sika/sika_ffi.kt' <<<"$entries" || die "package: $base-sources.jar lacks the generated bindings"
   ! grep -q '\.so$' <<<"$entries" || die "package: $base-sources.jar holds a native library"
-  unzip -Z1 "$directory/$base-javadoc.jar" | grep -qx 'index.html' || die "package: $base-javadoc.jar has no index.html"
+  entries="$(jar tf "$directory/$base-javadoc.jar")"
+  grep -qx 'index.html' <<<"$entries" || die "package: $base-javadoc.jar has no index.html"
   # Maven Central's required POM elements.
   for element in name description url licenses scm developers; do
     grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has no <$element>"
@@ -87,7 +88,7 @@ _check_maven_bundle() {
   # The library inside the jar, as JNA will extract it.
   local extracted
   extracted="$(mktemp -d)"
-  unzip -q -d "$extracted" "$directory/$base.jar" linux-x86-64/libsika_ffi.so
+  (cd "$extracted" && jar xf "$directory/$base.jar" linux-x86-64/libsika_ffi.so)
   assert_glibc_floor "$extracted/linux-x86-64/libsika_ffi.so"
   ! readelf -S "$extracted/linux-x86-64/libsika_ffi.so" | grep -q '\.symtab' || die "package: the jar's library is not stripped"
   rm -rf "$extracted"
