@@ -32,9 +32,11 @@ package_swift() {
   local name="sika-swift-$version" file
   local tree="$work/$name"
   mkdir -p "$tree"
-  # What git tracks (never a build's leftovers), then the generated files where Package.swift
-  # expects them (as scripts/lib/swift-chroot.sh places them).
+  # What git tracks (never a build's leftovers) but its .gitignore, which ignores the generated
+  # sources a release must carry (and a merchant may commit); then the generated files where
+  # Package.swift expects them (as scripts/lib/swift-chroot.sh places them).
   while IFS= read -r file; do
+    [[ "$file" != .gitignore ]] || continue
     mkdir -p "$tree/$(dirname "$file")"
     cp "$ROOT/bindings/swift/$file" "$tree/$file"
   done < <(git -C "$ROOT/bindings/swift" ls-files)
