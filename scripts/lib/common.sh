@@ -17,12 +17,12 @@ sandbox_binary() {
   printf '%s/target/debug/sika-sandbox' "$ROOT"
 }
 
-# start_sandbox KEY [extra args...]: starts the sandbox on a free loopback port, sets
-# SANDBOX_URL and SANDBOX_PID, and stops it when the script exits.
+# start_sandbox KEY [extra args...]: starts the sandbox ($SIKA_SANDBOX_BIN, else the build's) on
+# a free loopback port, sets SANDBOX_URL and SANDBOX_PID, and stops it when the script exits.
 start_sandbox() {
   local key="$1"; shift
   local bin out
-  bin="$(sandbox_binary)"
+  bin="${SIKA_SANDBOX_BIN:-$(sandbox_binary)}"
   out="$(mktemp)"
   "$bin" --port 0 --secret-key "$key" "$@" >"$out" 2>"$out.err" &
   SANDBOX_PID=$!

@@ -30,7 +30,7 @@ CATEGORIES = [
     ("payment safety", set(range(21, 29)) | {36, 53}, ("safety",)),
     ("process model", {37, 38, 39, 54}, ("process_model", "deployment")),
     ("host runtimes (records as data, logging, typing, Java, SwiftPM)", {40, 41, 42, 44, 45}, ()),
-    ("release artifacts as installed (no Rust)", {55, 56}, ()),
+    ("release artifacts as installed", {55, 56}, ("installed", "actionlint")),
 ]
 BEHAVIOUR = "behaviour list (B01-B20, B34-B35, B43) and units"
 ID = re.compile(r"(?:^|[^a-z0-9])b(\d\d)(?:[^0-9]|$)", re.IGNORECASE)

@@ -88,15 +88,19 @@ _swift_install_if_changed() {
 # Only the variables given (plus PATH, HOME, LANG) reach COMMAND: the host's environment is
 # not the chroot's. The mounts are made in a private mount namespace, so they are invisible
 # to other runs and vanish with it even if this script is killed.
+# With SWIFT_CHROOT_OVERLAY=DIR set, the chroot is an overlay whose changes go to DIR/upper
+# (kept across runs with the same DIR): what COMMAND installs (`dpkg -i`) stays out of the
+# shared chroot and out of every other run.
 swift_chroot_run() {
   ((EUID == 0)) || die "running Swift in its chroot needs root (unshare, mount, chroot)"
-  unshare --mount --propagation private -- bash "$SWIFT_CHROOT_SCRIPT" --enter "$SWIFT_CHROOT" "$ROOT" "$@"
+  unshare --mount --propagation private -- bash "$SWIFT_CHROOT_SCRIPT" --enter "$SWIFT_CHROOT" "$ROOT" \
+    "${SWIFT_CHROOT_OVERLAY:-}" "$@"
 }
 
 # Runs inside the private namespace: bind-mounts, runs the command, unmounts on any exit.
 _swift_chroot_enter() {
-  local chroot_dir="$1" repo="$2" dir="$3"
-  shift 3
+  local chroot_dir="$1" repo="$2" overlay="$3" dir="$4"
+  shift 4
   local -a env_vars=()
   while (($#)) && [[ "$1" != "--" ]]; do
     env_vars+=("$1")
@@ -106,6 +110,12 @@ _swift_chroot_enter() {
   # Global, not local: the EXIT trap runs after this function has returned.
   SWIFT_CHROOT_MOUNTED=()
   trap _swift_chroot_unmount EXIT
+  if [[ -n "$overlay" ]]; then
+    mkdir -p "$overlay/upper" "$overlay/work" "$overlay/merged"
+    mount -t overlay overlay -o "lowerdir=$chroot_dir,upperdir=$overlay/upper,workdir=$overlay/work" "$overlay/merged"
+    SWIFT_CHROOT_MOUNTED+=("$overlay/merged")
+    chroot_dir="$overlay/merged"
+  fi
   local source target
   for source in /proc /sys /dev "$repo"; do
     target="$chroot_dir$source"

@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# The Maven artifacts (ADR 0026), sourced by scripts/package after scripts/lib/common.sh and
+# scripts/lib/package-native.sh:
+#   package_maven DIST   writes DIST/maven, a Maven repository holding dev.sika:sika:<version>:
+#                        the jar (the stripped glibc 2.17 library at linux-x86-64/, where JNA
+#                        looks), -sources.jar, -javadoc.jar (Dokka), the POM, each with .md5,
+#                        .sha1, .sha256 and .sha512, and maven-metadata.xml
+# Maven writes the layout itself (`mvn -P release deploy` into a file repository), as it would
+# for Maven Central's staging; only the .sha256/.sha512 files are ours (Maven 3.8 writes MD5 and
+# SHA-1 only).
+
+# The workspace version (Cargo.toml's [workspace.package]): every artifact's.
+cargo_workspace_version() {
+  sed -n 's/^version = "\(.*\)"$/\1/p' "$ROOT/Cargo.toml" | head -n 1
+}
+
+package_maven() {
+  local dist="${1:?usage: package_maven DIST}"
+  # shellcheck source=../../bindings/kotlin/tools.sh
+  source "$ROOT/bindings/kotlin/tools.sh"
+  ensure_jdk_and_maven
+  local version pom_version
+  version="$(cargo_workspace_version)"
+  # The POM states its version (Maven reads it before any plugin runs); one that drifted from
+  # Cargo.toml's must stop the release, not publish a second number.
+  pom_version="$(python3 -c 'import sys, xml.etree.ElementTree as ET
+print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0.0}version"))' "$ROOT/bindings/kotlin/pom.xml")"
+  [[ "$pom_version" == "$version" ]] ||
+    die "bindings/kotlin/pom.xml has version $pom_version, Cargo.toml $version: make them equal"
+
+  local library work="$ROOT/target/package/maven"
+  library="$(package_native_library)"
+  rm -rf "$work"
+  mkdir -p "$work"
+  # The bindings come from the unstripped library (uniffi-bindgen reads its metadata symbols);
+  # the jar gets the stripped copy.
+  step "package: Kotlin bindings from the glibc $SIKA_GLIBC_FLOOR library"
+  cargo build --quiet -p uniffi-bindgen
+  "$ROOT/target/debug/uniffi-bindgen" generate --library "$library" --language kotlin \
+    --out-dir "$work/sources" --no-format >&2
+  strip_copy "$library" "$work/resources/linux-x86-64/libsika_ffi.so"
+  assert_glibc_floor "$work/resources/linux-x86-64/libsika_ffi.so"
+
+  step "package: dev.sika:sika:$version into $dist/maven (mvn -P release deploy)"
+  local repository="$dist/maven" log="$work/mvn.log"
+  rm -rf "$repository"
+  mkdir -p "$repository"
+  repository="$(cd "$repository" && pwd)"
+  if ! mvn_batch -f "$ROOT/bindings/kotlin/pom.xml" -P release deploy \
+    -Dsika.generated.sources="$work/sources" -Dsika.generated.resources="$work/resources" \
+    -DaltDeploymentRepository="dist::file://$repository" 2>&1 | strip_colours >"$log"; then
+    tail -n 60 "$log"
+    die "package: mvn -P release deploy failed (log: $log)"
+  fi
+
+  local directory="$repository/dev/sika/sika/$version" file
+  for file in "$directory"/* "$repository"/dev/sika/sika/maven-metadata.xml; do
+    case "$file" in *.md5 | *.sha1) continue ;; esac
+    sha256sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha256"
+    sha512sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha512"
+  done
+  _check_maven_bundle "$directory" "sika-$version"
+  find "$repository" -type f -name "sika-$version*" -not -name '*.md5' -not -name '*.sha*' -printf '%p (%s bytes)\n'
+}
+
+# What Maven Central would refuse, or a merchant miss, fails the packaging here.
+_check_maven_bundle() {
+  local directory="$1" base="$2" suffix entries element
+  for suffix in .jar -sources.jar -javadoc.jar .pom; do
+    [[ -s "$directory/$base$suffix" ]] || die "package: $directory lacks $base$suffix"
+    for element in md5 sha1 sha256 sha512; do
+      [[ -s "$directory/$base$suffix.$element" ]] || die "package: $base$suffix has no .$element"
+    done
+  done
+  entries="$(jar tf "$directory/$base.jar")"
+  for element in linux-x86-64/libsika_ffi.so META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
+    grep -qx "$element" <<<"$entries" || die "package: $base.jar lacks $element"
+  done
+  entries="$(jar tf "$directory/$base-sources.jar")"
+  grep -qx 'dev/sika/sika_ffi.kt' <<<"$entries" || die "package: $base-sources.jar lacks the generated bindings"
+  ! grep -q '\.so$' <<<"$entries" || die "package: $base-sources.jar holds a native library"
+  entries="$(jar tf "$directory/$base-javadoc.jar")"
+  grep -qx 'index.html' <<<"$entries" || die "package: $base-javadoc.jar has no index.html"
+  # Maven Central's required POM elements.
+  for element in name description url licenses scm developers; do
+    grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has no <$element>"
+  done
+  # The library inside the jar, as JNA will extract it.
+  local extracted
+  extracted="$(mktemp -d)"
+  (cd "$extracted" && jar xf "$directory/$base.jar" linux-x86-64/libsika_ffi.so)
+  assert_glibc_floor "$extracted/linux-x86-64/libsika_ffi.so"
+  ! readelf -S "$extracted/linux-x86-64/libsika_ffi.so" | grep -q '\.symtab' || die "package: the jar's library is not stripped"
+  rm -rf "$extracted"
+}
