@@ -8,6 +8,11 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 SIKA_CACHE="${SIKA_CACHE:-$HOME/.cache/sika}"
 mkdir -p "$SIKA_CACHE"
 
+# The version of every artifact: the workspace's ([workspace.package] in Cargo.toml), one source.
+workspace_version() {
+  sed -n 's/^version = "\(.*\)"$/\1/p' "$ROOT/Cargo.toml" | head -n 1
+}
+
 step() { printf '\n==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -9,18 +9,13 @@
 # for Maven Central's staging; only the .sha256/.sha512 files are ours (Maven 3.8 writes MD5 and
 # SHA-1 only).
 
-# The workspace version (Cargo.toml's [workspace.package]): every artifact's.
-cargo_workspace_version() {
-  sed -n 's/^version = "\(.*\)"$/\1/p' "$ROOT/Cargo.toml" | head -n 1
-}
-
 package_maven() {
   local dist="${1:?usage: package_maven DIST}"
   # shellcheck source=../../bindings/kotlin/tools.sh
   source "$ROOT/bindings/kotlin/tools.sh"
   ensure_jdk_and_maven
   local version pom_version
-  version="$(cargo_workspace_version)"
+  version="$(workspace_version)"
   # The POM states its version (Maven reads it before any plugin runs); one that drifted from
   # Cargo.toml's must stop the release, not publish a second number.
   pom_version="$(python3 -c 'import sys, xml.etree.ElementTree as ET

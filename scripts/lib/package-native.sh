@@ -3,21 +3,22 @@
 # distribution of the last ten years (Amazon Linux 2, Ubuntu 20.04, Debian 11, RHEL 8).
 # Source it after scripts/lib/common.sh.
 #
-#   package_native_library   builds libsika_ffi.so (release, glibc 2.17) with cargo-zigbuild; sets
+#   ensure_package_venv      installs the pinned tools (maturin, auditwheel, wheel) and zig once
+#   maturin_zig DIR ARGS...  runs `maturin build` for glibc 2.17 (manylinux2014) in DIR
+#   package_native_library   the release libsika_ffi.so for glibc 2.17: the one the Python wheel
+#                            is built from (maturin --zig; again only if its sources changed), so
+#                            the wheel, the jar and the .deb ship one build. Sets
 #                            SIKA_NATIVE_LIBRARY (UNSTRIPPED: bindings are generated from its
-#                            symbols) and prints its path. (The Python wheel and the sandbox are
-#                            built by maturin --zig instead: scripts/package, ADR 0025.)
+#                            symbols) and prints its path.
 #   strip_copy SRC DEST      writes a stripped copy of SRC (for shipping, after generation)
 #   assert_glibc_floor FILE...  fails, naming the symbols, if a file needs glibc newer than 2.17
 #   ensure_zig               installs zig (PyPI's ziglang) once and puts it on PATH
-#   ensure_cargo_zigbuild    installs cargo-zigbuild once
 
 SIKA_GLIBC_FLOOR=2.17
 SIKA_NATIVE_TRIPLE=x86_64-unknown-linux-gnu
 # Pinned; the cached venv is rebuilt when the pin changes.
 SIKA_ZIGLANG_VERSION=0.17.0
-SIKA_CARGO_ZIGBUILD_VERSION=0.24.1
-# Where cargo-zigbuild (and maturin --zig) put the builds: apart from target/release.
+# Where maturin --zig puts its builds (cargo's --target directory): apart from target/release.
 SIKA_NATIVE_DIR="$ROOT/target/$SIKA_NATIVE_TRIPLE/release"
 
 ensure_zig() {
@@ -37,21 +38,38 @@ ensure_zig() {
   export PATH
 }
 
-# maturin --zig carries its own cargo-zigbuild; package_native_library needs the command.
-ensure_cargo_zigbuild() {
-  if ! cargo-zigbuild --version 2>/dev/null | grep -qx "cargo-zigbuild $SIKA_CARGO_ZIGBUILD_VERSION"; then
-    step "package: installing cargo-zigbuild $SIKA_CARGO_ZIGBUILD_VERSION (once)"
-    CI=true cargo install --quiet --locked cargo-zigbuild --version "$SIKA_CARGO_ZIGBUILD_VERSION"
+SIKA_PACKAGE_VENV="$SIKA_CACHE/package-venv"
+# maturin --zig takes the glibc floor from --compatibility manylinux2014 (glibc 2.17).
+SIKA_MATURIN_ZIG=(--release --locked --zig --compatibility manylinux2014 --target "$SIKA_NATIVE_TRIPLE")
+
+ensure_package_venv() {
+  local requirements="$ROOT/scripts/lib/package-requirements.txt"
+  if ! "$SIKA_PACKAGE_VENV/bin/python" -c '' 2>/dev/null ||
+    ! cmp -s "$requirements" "$SIKA_PACKAGE_VENV/requirements.txt"; then
+    step "package: installing the pinned tools into $SIKA_PACKAGE_VENV"
+    rm -rf "$SIKA_PACKAGE_VENV"
+    python3 -m venv "$SIKA_PACKAGE_VENV"
+    "$SIKA_PACKAGE_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$SIKA_PACKAGE_VENV/requirements.txt"
   fi
+  ensure_zig
+}
+
+maturin_zig() {
+  local directory="${1:?usage: maturin_zig DIR ARGS...}"; shift
+  (cd "$directory" && "$SIKA_PACKAGE_VENV/bin/maturin" build "${SIKA_MATURIN_ZIG[@]}" "$@")
 }
 
 package_native_library() {
-  ensure_zig >&2
-  ensure_cargo_zigbuild >&2
-  step "package: building libsika_ffi.so for glibc $SIKA_GLIBC_FLOOR (zig)" >&2
-  # -p sika-ffi alone, as scripts/build-ffi builds it: with other packages in the same
-  # invocation, features would be unified across them and the library would differ.
-  cargo zigbuild --quiet --locked --release -p sika-ffi --target "$SIKA_NATIVE_TRIPLE.$SIKA_GLIBC_FLOOR" >&2
+  ensure_package_venv >&2
+  step "package: libsika_ffi.so for glibc $SIKA_GLIBC_FLOOR (the Python wheel's build)" >&2
+  # One build for every artifact: a second toolchain (cargo-zigbuild) configures the linker
+  # differently, so cargo would rebuild everything for it (8-11 minutes measured). The wheel
+  # made here is thrown away; after scripts/package's python part, cargo has nothing to do.
+  local scratch
+  scratch="$(mktemp -d)"
+  maturin_zig "$ROOT/bindings/python" --out "$scratch" >&2
+  rm -rf "$scratch"
   SIKA_NATIVE_LIBRARY="$SIKA_NATIVE_DIR/libsika_ffi.so"
   export SIKA_NATIVE_LIBRARY
   assert_glibc_floor "$SIKA_NATIVE_LIBRARY" >&2

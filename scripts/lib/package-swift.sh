@@ -18,7 +18,7 @@ SIKA_DEB_PCDIR=/usr/lib/pkgconfig
 package_swift() {
   local dist="${1:?usage: package_swift DIST}"
   local version library work="$ROOT/target/package/swift"
-  version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$ROOT/Cargo.toml" | head -n 1)"
+  version="$(workspace_version)"
   library="$(package_native_library)"
   rm -rf "$work" "$dist/swift"
   mkdir -p "$work" "$dist/swift"
