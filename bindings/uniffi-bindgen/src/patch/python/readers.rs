@@ -27,7 +27,25 @@ pub fn patch(text: String, namespace: &Namespace) -> Result<String, String> {
         TypeDefinition::Enum(enumeration) if enumeration.self_type.is_used_as_error => Some(enumeration.name.clone()),
         _ => None,
     });
-    let mut generator = Generator { lifts: custom_lifts(namespace)?, errors: errors.collect(), ..Generator::default() };
+    let inline_enums = namespace.type_definitions.iter().filter_map(|definition| match definition {
+        TypeDefinition::Enum(enumeration)
+            if !enumeration.self_type.is_used_as_error
+                && enumeration
+                    .variants
+                    .iter()
+                    .flat_map(|variant| &variant.fields)
+                    .all(|field| simple(&field.ty.ty)) =>
+        {
+            Some((enumeration.name.clone(), enumeration.clone()))
+        }
+        _ => None,
+    });
+    let mut generator = Generator {
+        lifts: custom_lifts(namespace)?,
+        errors: errors.collect(),
+        inline_enums: inline_enums.collect(),
+        ..Generator::default()
+    };
     for definition in &namespace.type_definitions {
         generator.definition(definition)?;
     }
@@ -92,6 +110,10 @@ struct Generator {
     structs: BTreeSet<String>,
     /// The enums whose errors keep their generated reader.
     errors: BTreeSet<String>,
+    /// The enums read inline where they occur (their fields are strings and numbers).
+    inline_enums: BTreeMap<String, Enum>,
+    /// Locals numbered across the module, so inlined reads never reuse a name.
+    locals: usize,
     code: String,
 }
 
@@ -151,6 +173,15 @@ fn fixed(ty: &Type) -> Option<(char, usize)> {
     })
 }
 
+/// A type read without another reader: numbers, text, their optionals.
+fn simple(ty: &Type) -> bool {
+    match ty {
+        Type::String | Type::Bytes => true,
+        Type::Custom { builtin, .. } | Type::Optional { inner_type: builtin } => simple(builtin),
+        _ => fixed(ty).is_some(),
+    }
+}
+
 impl Generator {
     fn definition(&mut self, definition: &TypeDefinition) -> Result<(), String> {
         match definition {
@@ -197,31 +228,55 @@ impl Generator {
     }
 
     fn enumeration(&mut self, enumeration: &Enum) -> Result<(), String> {
-        let class = python::type_name(&enumeration.name);
         let converter = enumeration.self_type.canonical_name.clone();
-        let mut body = vec![format!("index, = {}.unpack_from(b, o)", self.struct_name("i")), "o += 4".to_owned()];
         if enumeration.is_flat {
             // UniFFI's `enum.Enum` members, by their 1-based position.
+            let class = python::type_name(&enumeration.name);
             let members: Vec<String> = enumeration
                 .variants
                 .iter()
                 .map(|variant| format!("{class}.{}", python::variant_name(&variant.name)))
                 .collect();
             self.code.push_str(&format!("_uniffi_sika_members_{converter} = (None, {},)\n", members.join(", ")));
-            body.push(format!("if 0 < index < {}:", members.len() + 1));
-            body.push(format!("    return _uniffi_sika_members_{converter}[index], o"));
-        } else {
-            for (position, variant) in enumeration.variants.iter().enumerate() {
-                body.push(format!("if index == {}:", position + 1));
-                let mut branch = Vec::new();
-                let arguments = self.fields(&mut branch, &variant.fields, |_| String::new())?;
-                body.extend(branch.into_iter().map(|line| format!("    {line}")));
-                let variant = python::variant_name(&variant.name);
-                body.push(format!("    return {class}.{variant}({}), o", arguments.join(", ")));
-            }
         }
-        body.push("raise InternalError(\"Raw enum value doesn't match any cases\")".to_owned());
+        let mut body = Vec::new();
+        self.enum_value(&mut body, "", enumeration, "value")?;
+        body.push("return value, o".to_owned());
         self.function(&converter, &body);
+        Ok(())
+    }
+
+    /// Statements reading a value of `enumeration` into `target`: the variant's 1-based
+    /// position, then its fields, as UniFFI's `read` does.
+    fn enum_value(
+        &mut self,
+        body: &mut Vec<String>,
+        indent: &str,
+        enumeration: &Enum,
+        target: &str,
+    ) -> Result<(), String> {
+        let class = python::type_name(&enumeration.name);
+        body.push(format!("{indent}index, = {}.unpack_from(b, o)", self.struct_name("i")));
+        body.push(format!("{indent}o += 4"));
+        let unknown = format!("{indent}    raise InternalError(\"Raw enum value doesn't match any cases\")");
+        if enumeration.is_flat {
+            body.push(format!("{indent}if not 0 < index < {}:", enumeration.variants.len() + 1));
+            body.push(unknown);
+            let converter = &enumeration.self_type.canonical_name;
+            body.push(format!("{indent}{target} = _uniffi_sika_members_{converter}[index]"));
+            return Ok(());
+        }
+        for (position, variant) in enumeration.variants.iter().enumerate() {
+            let keyword = if position == 0 { "if" } else { "elif" };
+            body.push(format!("{indent}{keyword} index == {}:", position + 1));
+            let mut branch = Vec::new();
+            let arguments = self.fields(&mut branch, &variant.fields, |_| String::new())?;
+            body.extend(branch.into_iter().map(|line| format!("{indent}    {line}")));
+            let variant = python::variant_name(&variant.name);
+            body.push(format!("{indent}    {target} = {class}.{variant}({})", arguments.join(", ")));
+        }
+        body.push(format!("{indent}else:"));
+        body.push(unknown);
         Ok(())
     }
 
@@ -235,8 +290,9 @@ impl Generator {
     ) -> Result<Vec<String>, String> {
         let mut arguments = Vec::new();
         let mut run: Vec<(String, &Type)> = Vec::new();
-        for (index, field) in fields.iter().enumerate() {
-            let local = format!("f{index}");
+        for field in fields {
+            self.locals += 1;
+            let local = format!("f{}", self.locals);
             let name = keyword(field);
             arguments.push(if name.is_empty() { local.clone() } else { format!("{name}={local}") });
             if fixed(&field.ty.ty).is_some() {
@@ -301,6 +357,10 @@ impl Generator {
             Type::Record { .. } | Type::Sequence { .. } | Type::Map { .. } => {
                 body.push(format!("{indent}{target}, o = _uniffi_sika_read_{}(b, o)", canonical_name(ty)));
             }
+            Type::Enum { name, .. } if self.inline_enums.contains_key(name) => {
+                let enumeration = self.inline_enums[name].clone();
+                self.enum_value(body, indent, &enumeration, target)?;
+            }
             Type::Enum { name, .. } if !self.errors.contains(name) => {
                 body.push(format!("{indent}{target}, o = _uniffi_sika_read_{}(b, o)", canonical_name(ty)));
             }
@@ -337,11 +397,27 @@ impl Generator {
         struct_name(format)
     }
 
+    /// The reader of `converter`; the `unpack_from` of each `struct` it uses is bound as a
+    /// default argument (a local, not a global and an attribute per read).
     fn function(&mut self, converter: &str, body: &[String]) {
-        self.code.push_str(&format!("\n\ndef _uniffi_sika_read_{converter}(b, o):\n"));
+        let mut parameters = vec!["b".to_owned(), "o".to_owned()];
+        let mut code = String::new();
         for line in body {
-            self.code.push_str(&format!("    {line}\n"));
+            let mut line = line.clone();
+            for format in &self.structs {
+                let global = format!("{}.unpack_from(", struct_name(format));
+                if line.contains(&global) {
+                    let local = struct_name(format).replace("_uniffi_sika_struct_", "unpack_");
+                    line = line.replace(&global, &format!("{local}("));
+                    let parameter = format!("{local}={}.unpack_from", struct_name(format));
+                    if !parameters.contains(&parameter) {
+                        parameters.push(parameter);
+                    }
+                }
+            }
+            code.push_str(&format!("    {line}\n"));
         }
+        self.code.push_str(&format!("\n\ndef _uniffi_sika_read_{converter}({}):\n{code}", parameters.join(", ")));
         self.wired.push(converter.to_owned());
     }
 }
@@ -352,6 +428,11 @@ const HELPERS: &str = r#"
 # post-generation step. Each reads `b` (the buffer's bytes) from offset `o` and returns the value
 # and the offset after it.
 _UNIFFI_SIKA_FLAT_READERS = []
+
+import datetime as _uniffi_sika_datetime
+
+# The epoch of the timestamps' `lift` (core/uniffi.toml), made once.
+_uniffi_sika_utc_epoch = _uniffi_sika_datetime.datetime(1970, 1, 1, tzinfo=_uniffi_sika_datetime.timezone.utc)
 
 
 def _uniffi_sika_read_generated(converter, b, o):
