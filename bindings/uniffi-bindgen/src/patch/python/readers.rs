@@ -3,16 +3,17 @@
 //! UniFFI's Python lifts a returned buffer one value at a time through converter classes: each
 //! field is a method call, each integer a `struct.unpack` of a fresh slice of a ctypes pointer,
 //! each string two reads; a full `Transaction` costs several times the constructors it ends in.
-//! Here every record, enum with data (not errors), optional, sequence and map of the interface
-//! gets a reader function generated from the interface's metadata (so a new field changes its
-//! reader): it takes the buffer's bytes (one copy of the `RustBuffer`) and an offset, and
-//! returns the value and the offset after it. Runs of fixed-size fields are one precompiled
-//! `struct.Struct`, strings are read inline, custom types apply their `lift` expression from
-//! `uniffi.toml` inline, and the objects are built by the same constructors UniFFI's `read`
-//! calls, with the same arguments. Each such converter's `lift` and `read` become the reader's;
-//! UniFFI's `read` is kept, and `_uniffi_sika_use_flat_readers(False)` puts it back (the B58
-//! test compares both on every fixture). Types the readers do not know (objects, callback
-//! interfaces, builtin timestamps and durations, errors) are read by their generated converter.
+//! Here every record, enum (not errors), optional, sequence and map of the interface gets a
+//! reader function generated from the interface's metadata (so a new field changes its reader):
+//! it takes the buffer's bytes (one copy of the `RustBuffer`) and an offset, and returns the
+//! value and the offset after it. Runs of fixed-size fields are one precompiled `struct.Struct`,
+//! strings and optionals are read inline, so are enums whose fields are numbers and text, custom
+//! types apply their `lift` expression from `uniffi.toml` inline, and the objects are built by
+//! the same calls UniFFI's `read` makes, with the same arguments. Each such converter's `lift`
+//! and `read` become the reader's; UniFFI's `read` is kept, and
+//! `_uniffi_sika_use_flat_readers(False)` puts it back (the B58 test compares both on every
+//! fixture). Types the readers do not know (objects, callback interfaces, builtin times and
+//! durations, errors) are read by their generated converter.
 
 use std::collections::{BTreeMap, BTreeSet};
 
