@@ -491,3 +491,25 @@ def _uniffi_sika_use_flat_readers(flat):
                 del converter.lift
 
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::check_converter;
+
+    const CONVERTER: &str = "\nclass _UniffiFfiConverterTypeBank(_UniffiConverterRustBuffer):\n    @staticmethod\n    def read(buf):\n        return Bank()\n";
+
+    #[test]
+    fn a_converter_of_the_expected_shape_is_wired() {
+        assert_eq!(check_converter(CONVERTER, "TypeBank"), Ok(()));
+    }
+
+    #[test]
+    fn a_changed_converter_fails_the_build() {
+        // Missing, twice, with its own `lift` (which would bypass the reader), without `read`.
+        assert!(check_converter("", "TypeBank").is_err());
+        assert!(check_converter(&CONVERTER.repeat(2), "TypeBank").is_err());
+        let own_lift = format!("{CONVERTER}    @staticmethod\n    def lift(rbuf):\n        pass\n");
+        assert!(check_converter(&own_lift, "TypeBank").is_err());
+        assert!(check_converter(&CONVERTER.replace("def read(", "def load("), "TypeBank").is_err());
+    }
+}
