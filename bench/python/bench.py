@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -212,8 +213,6 @@ def full_transaction_body() -> bytes:
 def transaction_lifts(body: bytes):
     """Three callables lifting one full Transaction: the flat reader, UniFFI's generated
     `read`, and the constructors alone (records and variants built from ready leaf values)."""
-    import ctypes
-
     ffi = sika._ffi.sika_ffi
     transaction = sika.decode_transaction_response(200, body)
     converter = ffi._UniffiFfiConverterTypeTransaction
