@@ -28,6 +28,7 @@ GROUPS = {
     "py_decode_5000_banks": ("Python: decoding a 5,000-bank list response (no I/O)", "sika.decode_banks_response (typed)"),
     "py_cached_banks": ("Python: cached bank-list calls", None),
     "py_rss": ("Python: RSS over 100,000 verifications", None),
+    "py_lift_transaction": ("Python: lifting one full Transaction from its buffer (no I/O)", "flat reader (the SDK's lift)"),
 }
 
 # (label, group, SDK contender, other contender, kind, threshold)

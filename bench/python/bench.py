@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -23,6 +25,7 @@ import sys
 import threading
 import time
 from decimal import Decimal
+from pathlib import Path
 from urllib.parse import quote
 
 import aiohttp
@@ -201,6 +204,63 @@ def bank_list_body(count: int) -> bytes:
 # --- the benchmarks -------------------------------------------------------------------------
 
 
+def full_transaction_body() -> bytes:
+    """The recorded full transaction (every field), as the bench's verify reads it."""
+    fixture = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "responses" / "verify_successful.json"
+    return fixture.read_bytes()
+
+
+def transaction_lifts(body: bytes):
+    """Three callables lifting one full Transaction: the flat reader, UniFFI's generated
+    `read`, and the constructors alone (records and variants built from ready leaf values)."""
+    ffi = sika._ffi.sika_ffi
+    transaction = sika.decode_transaction_response(200, body)
+    converter = ffi._UniffiFfiConverterTypeTransaction
+    buffer = converter.lower(transaction)
+    data = ctypes.string_at(buffer.data, buffer.len)
+    buffer.free()
+    kept = ctypes.create_string_buffer(data, len(data))
+    pointer, size = ctypes.cast(kept, ctypes.POINTER(ctypes.c_char)), len(data)
+    reader = ffi._uniffi_sika_read_TypeTransaction
+    generated_read = next(generated for c, _, generated in ffi._UNIFFI_SIKA_FLAT_READERS if c is converter)
+    generated_read = generated_read.__func__
+
+    def flat_lift(kept=kept):  # `kept`: the buffer lives as long as its pointer is used
+        return ffi._uniffi_sika_read_all(reader, ctypes.string_at(pointer, size))[0]
+
+    def generated_lift():
+        # UniFFI's `read`; its nested reads are generated too inside `generated_readers()`.
+        return generated_read(ffi._UniffiRustBufferStream(pointer, size))
+
+    fields = dict(vars(transaction))
+    customer = dict(vars(transaction.customer))
+    custom_fields = [dict(vars(field)) for field in transaction.custom_fields]
+    status, payment_type = transaction.status, transaction.payment_type
+
+    def constructors():
+        return ffi.Transaction(**{
+            **fields,
+            "customer": ffi.Customer(**customer),
+            "custom_fields": [ffi.CustomField(**field) for field in custom_fields],
+            "status": type(status)(*vars(status).values()),
+            "payment_type": type(payment_type)(*vars(payment_type).values()),
+        })  # fmt: skip
+
+    with generated_readers():
+        assert generated_lift() == flat_lift() == constructors() == transaction
+    return flat_lift, generated_lift, constructors
+
+
+@contextlib.contextmanager
+def generated_readers():
+    """UniFFI's generated readers in place of the flat ones (ADR 0028), for the block."""
+    sika._ffi.sika_ffi._uniffi_sika_use_flat_readers(False)
+    try:
+        yield
+    finally:
+        sika._ffi.sika_ffi._uniffi_sika_use_flat_readers(True)
+
+
 def bench_all(args: argparse.Namespace) -> None:
     url, reference, rounds, calls = args.url, args.reference, args.rounds, args.calls
 
@@ -306,6 +366,18 @@ def bench_all(args: argparse.Namespace) -> None:
     for _ in range(rounds):
         emit("py_cached_banks", "list_banks, 5 banks cached", "us/call", per_call_us(lambda: cached.list_banks("NG"), 20_000))
         emit("py_cached_banks", "list_banks, 5,000 banks cached", "us/call", per_call_us(lambda: big.list_banks("GH"), 20))
+
+    # Lifting one full Transaction from its buffer (no I/O, the buffer's free left out: the same
+    # Rust call either way): the flat reader (ADR 0028), UniFFI's generated `read` (put back for
+    # the call), and only the constructors the lift ends in, given ready leaf values.
+    progress("python: lifting one Transaction")
+    flat_lift, generated_lift, constructors = transaction_lifts(full_transaction_body())
+    lifts = 20_000
+    for _ in range(rounds):
+        emit("py_lift_transaction", "flat reader (the SDK's lift)", "us/call", per_call_us(flat_lift, lifts))
+        with generated_readers():
+            emit("py_lift_transaction", "UniFFI's generated lift", "us/call", per_call_us(generated_lift, lifts))
+        emit("py_lift_transaction", "constructors alone", "us/call", per_call_us(constructors, lifts))
 
 
 def bench_rss(args: argparse.Namespace) -> None:

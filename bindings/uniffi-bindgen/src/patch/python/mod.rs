@@ -7,6 +7,7 @@ mod errors;
 mod lifecycle;
 pub mod match_args;
 mod objects;
+mod readers;
 mod records;
 
 use std::path::Path;
@@ -24,7 +25,9 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let text = records::patch(text, &interfaces)?;
     let text = objects::patch(text, &interfaces)?;
     // After the patches that change the variants' `type(...)` calls (records).
-    match_args::patch(text, library)
+    let text = match_args::patch(text, library)?;
+    // Appended last: the readers build the classes the patches above shaped.
+    readers::patch(text, &crate::python_stub::interface(library)?)
 }
 
 /// The component interfaces of the library, from the metadata UniFFI's generator read too.
