@@ -46,6 +46,7 @@ TARGETS = [
     ("Kotlin sequential within 1.5x of raw Rust", "kt_verify_sequential", "sika BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
     ("Swift >= 2x URLSession + JSONDecoder", "swift_verify_sequential", "sika BlockingClient", "URLSession + JSONDecoder", "ratio>=", 2),
     ("Swift sequential within 1.5x of raw Rust", "swift_verify_sequential", "sika BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
+    ("Python lift of one full Transaction <= 15 us", "py_lift_transaction", None, "flat reader (the SDK's lift)", "max", 15),
     ("Python no-I/O FFI call <= 3 us", "py_ffi_call", None, "TransactionStatus.is_final (FFI)", "max", 3),
     ("Python typed 5,000-bank list <= 2x untyped json", "py_decode_5000_banks", "sika.decode_banks_response (typed)", "json.loads (untyped)", "within", 2),
     ("Python RSS growth over 100,000 verifications < 2 MB", "py_rss", None, "growth", "max", 2048),
