@@ -78,7 +78,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn without_a_jvm_in_the_process_nothing_is_found_and_no_wake_is_dropped() {
+    fn b54_without_a_jvm_in_the_process_nothing_is_found_and_no_wake_is_dropped() {
         // The test binary has no libjvm: announcing a JVM host finds no function to ask, and
         // wakes go on as before rather than being dropped for a VM nobody can see.
         assert!(find_get_created_vms().is_none());
