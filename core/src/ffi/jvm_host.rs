@@ -40,6 +40,11 @@ pub(crate) fn host_vm_is_gone() -> bool {
         return false;
     }
     let Some(Some(get_created_vms)) = GET_CREATED_VMS.get() else { return false };
+    reports_no_vm(*get_created_vms)
+}
+
+/// Whether the VM's answer is "no VM" (an error is not: the wake then goes on).
+fn reports_no_vm(get_created_vms: GetCreatedJavaVms) -> bool {
     let mut count = 0;
     // SAFETY: the VM's own function, with a zero-length buffer it never writes and a valid
     // out-pointer for the count. libjvm stays mapped until the process ends (never unloaded).
@@ -76,6 +81,28 @@ fn find_get_created_vms() -> Option<GetCreatedJavaVms> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Stand-ins for `JNI_GetCreatedJavaVMs` as HotSpot answers before and after `DestroyJavaVM`.
+    unsafe extern "C" fn one_vm(_: *mut *mut std::ffi::c_void, _: i32, count: *mut i32) -> i32 {
+        unsafe { *count = 1 };
+        JNI_OK
+    }
+
+    unsafe extern "C" fn no_vm(_: *mut *mut std::ffi::c_void, _: i32, count: *mut i32) -> i32 {
+        unsafe { *count = 0 };
+        JNI_OK
+    }
+
+    unsafe extern "C" fn failing(_: *mut *mut std::ffi::c_void, _: i32, _: *mut i32) -> i32 {
+        -1
+    }
+
+    #[test]
+    fn b54_only_a_vm_reporting_none_is_gone() {
+        assert!(!reports_no_vm(one_vm));
+        assert!(reports_no_vm(no_vm));
+        assert!(!reports_no_vm(failing), "an error is no answer: the wake goes on");
+    }
 
     #[test]
     fn b54_without_a_jvm_in_the_process_nothing_is_found_and_no_wake_is_dropped() {
