@@ -19,5 +19,7 @@ let package = Package(
         .target(name: "Sika", dependencies: ["SikaFFI"]),
         .executableTarget(name: "MobileMoneyFlow", dependencies: ["Sika"], path: "Examples/MobileMoneyFlow"),
         .testTarget(name: "SikaTests", dependencies: ["Sika"]),
+        // B54's child process, run by ShutdownTests: ends while async calls are in flight.
+        .executableTarget(name: "ShutdownChild", dependencies: ["Sika"], path: "Tests/ShutdownChild"),
     ]
 )

@@ -8,6 +8,7 @@
 //! - [`clients`]: the two client objects, whose methods take owned arguments;
 //! - [`runtime`], [`wake_gate`]: the runtime the async client's calls run on, one per
 //!   process, and the gate its wakes of foreign futures pass (closed at a host's exit);
+//! - [`jvm_host`]: whether a JVM host still exists, asked before each of its wakes;
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
 //! - [`logging`]: the core's logs in the host's logging (a sink per host), or on standard error.
 
@@ -15,6 +16,7 @@ mod bytes;
 mod clients;
 mod config;
 mod custom_types;
+mod jvm_host;
 mod logging;
 mod runtime;
 mod wait;

@@ -7,6 +7,8 @@
 //! woke ("FATAL: exception not rethrown" at interpreter exit, measured about one exit in three
 //! with an async call just finished). So the host closes the gate before it finalizes (Python's
 //! `atexit`): no thread enters it afterwards, and `close` waits for those already inside.
+//! A JVM host never closes it (its shutdown hooks may still await calls); a wake is dropped
+//! there once the VM reports that it is gone (jvm_host.rs).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -42,7 +44,8 @@ impl WakeGate {
 
     fn pass(&self, wake: impl FnOnce()) {
         self.waking.fetch_add(1, Ordering::SeqCst);
-        if !self.closed.load(Ordering::SeqCst) {
+        // A JVM host that no longer exists cannot take the wake either (jvm_host.rs).
+        if !self.closed.load(Ordering::SeqCst) && !super::jvm_host::host_vm_is_gone() {
             wake();
         }
         self.waking.fetch_sub(1, Ordering::SeqCst);

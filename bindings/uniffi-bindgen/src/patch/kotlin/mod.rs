@@ -3,6 +3,7 @@
 mod completable_futures;
 mod error_messages;
 mod java_annotations;
+mod jvm_host;
 mod records_as_data;
 mod slf4j_logging;
 
@@ -11,6 +12,7 @@ use std::path::Path;
 pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = error_messages::patch(text)?;
     let text = java_annotations::patch(text)?;
+    let text = jvm_host::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let text = records_as_data::patch(text)?;
     completable_futures::patch(text)
