@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
+import time
 
 import bench  # bench/python/bench.py: the same clients and rate as scripts/bench
 import sika
@@ -77,15 +78,23 @@ def main() -> None:
     for call in contenders.values():
         loop.run_until_complete(bench.async_rate(call, 400, 100))
     rates: dict[str, list[float]] = {name: [] for name in contenders}
+    # This process's CPU time per call (all its threads; the sandbox is another process): on
+    # a machine others load too, steadier than the rate.
+    cpu_us: dict[str, list[float]] = {name: [] for name in contenders}
     for index in range(rounds):
         # Alternating the order too, so no path always follows the same one.
         order = list(contenders) if index % 2 == 0 else list(reversed(contenders))
         for name in order:
+            started = time.process_time()
             rates[name].append(loop.run_until_complete(bench.async_rate(contenders[name], calls, 100)))
+            cpu_us[name].append((time.process_time() - started) / calls * 1e6)
     loop.run_until_complete(by_aiohttp.session.close())
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, values in rates.items():
         print(f"{name}: median {medians[name]:.0f} calls/s ({', '.join(f'{v:.0f}' for v in values)})")
+        print(f"{name}: median {statistics.median(cpu_us[name]):.1f} CPU us/call")
+    cpu = {name: statistics.median(values) for name, values in cpu_us.items()}
+    print(f"CPU per call, generated / coalesced: {cpu['sika generated'] / cpu['sika coalesced']:.2f}")
     print(f"coalesced / generated: {medians['sika coalesced'] / medians['sika generated']:.2f}")
     print(f"coalesced / aiohttp: {medians['sika coalesced'] / medians['aiohttp']:.2f}")
     print(f"generated / aiohttp: {medians['sika generated'] / medians['aiohttp']:.2f}")
