@@ -8,7 +8,10 @@ forked child's loop keep working (docs/adr/0030-asyncio-wake-ups.md)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import time
+import weakref
 
 import pytest
 
@@ -168,3 +171,23 @@ def test_b60_a_child_forked_while_a_loop_has_a_burst_in_flight_runs_its_own_loop
         loop.call_soon_threadsafe(loop.stop)
         loop_thread.join(DEADLINE_S)
         loop.close()
+
+
+def test_b60_calls_answered_while_their_loop_stood_still_are_freed_when_it_closes(sandbox):
+    references = seed(sandbox, "STILL", 50)
+    sandbox.fault("/transaction/verify", "delay", count=50, delay_ms=300)
+    client = sandbox.client()
+    loop = asyncio.new_event_loop()
+    calls = [loop.create_task(client.verify_transaction(reference)) for reference in references]
+    loop.run_until_complete(asyncio.sleep(0.1))
+    assert not any(call.done() for call in calls), "the calls should still be in flight"
+    # The answers land while the loop is not running: their wake-up is scheduled, never run.
+    time.sleep(1.0)
+    loop.close()
+    answered = [weakref.ref(call) for call in calls]
+    del calls
+    gc.collect()
+    # Nothing of the SDK's holds them (the generated code's handles went with the loop's
+    # scheduled callbacks), so their coroutines were closed, which freed their Rust futures.
+    assert all(call() is None for call in answered), "an answered call outlived its closed loop"
+    assert asyncio.run(verify_all(client, references[:5])) == references[:5]

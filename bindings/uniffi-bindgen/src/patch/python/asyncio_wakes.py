@@ -19,10 +19,12 @@ class _SikaLoopWakes:
     """The completions queued for one event loop by other threads, and whether a wake-up of
     the loop is pending. Found through a per-thread cache (a loop runs on one thread); a
     thread that changes loops makes a new one, which is correct (every guarantee holds per
-    queue) and only coalesces less. It holds the loop weakly: it must not keep a closed loop
-    alive."""
+    queue) and only coalesces less. Held by its calls in flight and its scheduled drain, and
+    only weakly by the cache: a loop closed before its drain ran leaves a queue holding the
+    calls and held by them, which the garbage collector frees as the loop's own scheduled
+    callbacks were. It holds the loop weakly too: it must not keep a closed loop alive."""
 
-    __slots__ = ("loop_ref", "queue", "pending")
+    __slots__ = ("loop_ref", "queue", "pending", "__weakref__")
 
     def __init__(self, eventloop):
         self.loop_ref = _sika_weakref.ref(eventloop)
@@ -59,9 +61,11 @@ _sika_thread_state = threading.local()
 
 
 def _sika_loop_wakes(eventloop):
-    wakes = getattr(_sika_thread_state, "wakes", None)
+    cached = getattr(_sika_thread_state, "wakes", None)
+    wakes = None if cached is None else cached()
     if wakes is None or wakes.loop_ref() is not eventloop:
-        wakes = _sika_thread_state.wakes = _SikaLoopWakes(eventloop)
+        wakes = _SikaLoopWakes(eventloop)
+        _sika_thread_state.wakes = _sika_weakref.ref(wakes)
     return wakes
 
 
