@@ -4,7 +4,10 @@ they replaced), alternated in one process, 100 verifications in flight, with aio
 same rounds. Medians of the rounds, as ratios. Run with the bench venv's interpreter and the
 sika wheel to measure on the path (the SIKA_BENCH_KEY sandbox at the URL, one seeded reference):
 
-    SIKA_BENCH_KEY=... python bench/python/ab_asyncio_wakes.py URL REFERENCE ROUNDS CALLS
+    SIKA_BENCH_KEY=... python bench/python/ab_asyncio_wakes.py URL REFERENCE ROUNDS CALLS [no-io]
+
+`no-io` measures the protocol alone: each call is a verification of an empty reference, a typed
+error from the core with nothing sent (no aiohttp then).
 """
 
 from __future__ import annotations
@@ -66,15 +69,26 @@ def main() -> None:
 
     client, by_aiohttp = loop.run_until_complete(make())
 
+    no_io = sys.argv[5:] == ["no-io"]
+
     def sika_path(name):
         async def call():
             sika_ffi._uniffi_rust_call_async = paths[name]
             bench.sika_check(await client.verify_transaction(reference), reference)
 
-        return call
+        async def call_no_io():
+            sika_ffi._uniffi_rust_call_async = paths[name]
+            try:
+                await client.verify_transaction("")
+            except sika.SikaError.InvalidInput:
+                return
+            raise AssertionError("an empty reference was accepted")
+
+        return call_no_io if no_io else call
 
     contenders = {"sika coalesced": sika_path("coalesced"), "sika generated": sika_path("generated")}
-    contenders["aiohttp"] = lambda: by_aiohttp.verify(reference)
+    if not no_io:
+        contenders["aiohttp"] = lambda: by_aiohttp.verify(reference)
     for call in contenders.values():
         loop.run_until_complete(bench.async_rate(call, 400, 100))
     rates: dict[str, list[float]] = {name: [] for name in contenders}
@@ -96,8 +110,9 @@ def main() -> None:
     cpu = {name: statistics.median(values) for name, values in cpu_us.items()}
     print(f"CPU per call, generated / coalesced: {cpu['sika generated'] / cpu['sika coalesced']:.2f}")
     print(f"coalesced / generated: {medians['sika coalesced'] / medians['sika generated']:.2f}")
-    print(f"coalesced / aiohttp: {medians['sika coalesced'] / medians['aiohttp']:.2f}")
-    print(f"generated / aiohttp: {medians['sika generated'] / medians['aiohttp']:.2f}")
+    if not no_io:
+        print(f"coalesced / aiohttp: {medians['sika coalesced'] / medians['aiohttp']:.2f}")
+        print(f"generated / aiohttp: {medians['sika generated'] / medians['aiohttp']:.2f}")
 
 
 if __name__ == "__main__":

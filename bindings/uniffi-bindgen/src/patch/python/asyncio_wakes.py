@@ -4,7 +4,7 @@
 # call_soon_threadsafe (a self-pipe write and one loop iteration) for every completion that is
 # ready at that moment, instead of one per completion. A continuation called on the loop's own
 # thread inside the poll (the call was ready when polled) only records its poll code: the
-# coroutine reads it when the poll returns, with no future and no loop iteration.
+# coroutine reads it when the poll returns, and yields once, with no future and no call_soon.
 import collections as _sika_collections
 import weakref as _sika_weakref
 

@@ -8,9 +8,9 @@
 //!   the loop-side drain resolves every queued completion. Generated: one self-pipe write, one
 //!   handle and one loop iteration per completion.
 //! - A continuation called inside the poll (the call was ready when polled, on the loop's own
-//!   thread) records its poll code; the coroutine reads it when the poll returns and goes on,
-//!   with no future, no `call_soon` and no loop iteration. Generated: a future per poll, a
-//!   `call_soon` and two loop iterations before the result is lifted.
+//!   thread) records its poll code; the coroutine reads it when the poll returns and yields
+//!   once (`asyncio.sleep(0)`: the same cancellation point and fairness) with no future and no
+//!   `call_soon`. Generated: a future per poll, a `call_soon` and two loop iterations.
 //! - The continuations' handles: a dict and a counter, each step atomic under the GIL, instead
 //!   of the generated handle map's lock and a tuple per insert; one waiter object per call.
 //! - Kept from `lifecycle.rs`'s earlier patch of the callback (B54): on the loop's own thread
@@ -68,9 +68,10 @@ const POLL_LOOP: &str = "        eventloop = _uniffi_get_event_loop()
                 waiter.future = None
             else:
                 waiter.code = None
-                if poll_code != _UNIFFI_RUST_FUTURE_POLL_READY:
-                    # Woken inside the poll: the loop runs once before the next poll, as before.
-                    await asyncio.sleep(0)
+                # Completed inside the poll: one turn of the loop before going on, as the
+                # generated code's future gave (other tasks run, a cancellation lands here),
+                # without a future and its call_soon.
+                await asyncio.sleep(0)
             if poll_code == _UNIFFI_RUST_FUTURE_POLL_READY:
                 break
 ";
