@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ElementTree
 CATEGORIES = [
     ("faults and hostile responses", {29, 46, 47, 50, 51, 52}, ("hostile", "fault")),
     ("bad-input matrix", {12, 13, 30}, ("bad_input", "badinput")),
-    ("concurrency", {18, 31, 48}, ("concurren",)),
+    ("concurrency", {18, 31, 48, 60}, ("concurren",)),
     ("cancellation and leaks", {23, 32}, ("cancel",)),
     ("memory", {33}, ("memory",)),
     ("payment safety", set(range(21, 29)) | {36, 53}, ("safety",)),

@@ -12,18 +12,9 @@
 //! - In a forked child, the map of awaited futures gets a new lock: a lock another thread held
 //!   at the fork would never be released there. (Everything in Rust is made per process by
 //!   the core itself; this lock is the generated module's own.)
-//! - A call that ends after its event loop was closed (a loop closed with calls in flight) is
-//!   dropped: nobody can await it any more, and waking the closed loop raised "Event loop is
-//!   closed" from the continuation callback, printed once per call (`Exception ignored on
-//!   calling ctypes callback function`). The Rust future is freed with its coroutine, as any
-//!   abandoned call's. Caught rather than checked first: the loop may close between a check and
-//!   the call, and the usual path stays as generated (B54, docs/adr/0013-process-model.md).
-//! - A continuation called back on the event loop's own thread (a call already done when it
-//!   was polled: UniFFI calls back inside the poll, past the core's wake gate) schedules with
-//!   `call_soon`, not `call_soon_threadsafe`: the latter's self-pipe write releases the GIL, and
-//!   a daemon loop thread retaking it while the interpreter finalizes is ended by
-//!   `pthread_exit`, whose forced unwind through the Rust poll's frames crashed the process
-//!   (SIGSEGV, about 1 exit in 100 on Python 3.13 with answers landing through the exit).
+//! - A call that ends after its event loop was closed, and a continuation called back on the
+//!   loop's own thread, are handled by the continuation callback, which `asyncio_wakes.rs`
+//!   replaces (B54, B60; docs/adr/0013-process-model.md, docs/adr/0030-asyncio-wake-ups.md).
 
 use crate::patch::python::Added;
 use crate::patch::replace_exactly;
@@ -76,29 +67,6 @@ pub fn patch(text: String) -> Result<String, String> {
          \x20       self.shutdown()\n",
         1,
         "the free call of `Client.__del__`",
-    )?;
-    let text = replace_exactly(
-        &text,
-        "    (eventloop, future) = _UniffiContinuationHandleMap.remove(future_ptr)\n\
-         \x20   eventloop.call_soon_threadsafe(_uniffi_set_future_result, future, poll_code)\n",
-        "    (eventloop, future) = _UniffiContinuationHandleMap.remove(future_ptr)\n\
-         \x20   try:\n\
-         \x20       if asyncio._get_running_loop() is eventloop:\n\
-         \x20           # Sika (patch/python/lifecycle.rs): called back on the loop's own thread\n\
-         \x20           # (the call was ready when polled), inside the Rust poll: call_soon, which\n\
-         \x20           # never releases the GIL. The self-pipe write of call_soon_threadsafe does,\n\
-         \x20           # and a daemon thread retaking the GIL while the interpreter finalizes is\n\
-         \x20           # ended by pthread_exit, whose unwind through the Rust frames crashes.\n\
-         \x20           eventloop.call_soon(_uniffi_set_future_result, future, poll_code)\n\
-         \x20       else:\n\
-         \x20           eventloop.call_soon_threadsafe(_uniffi_set_future_result, future, poll_code)\n\
-         \x20   except RuntimeError:\n\
-         \x20       # Sika (patch/python/lifecycle.rs): the loop was closed with this call in flight;\n\
-         \x20       # nobody can await it now, so its completion is dropped, silently.\n\
-         \x20       if not eventloop.is_closed():\n\
-         \x20           raise\n",
-        1,
-        "the continuation callback's wake of the event loop",
     )?;
     replace_exactly(
         &text,

@@ -2,6 +2,7 @@
 //! The interface (records, enums, objects, functions) is read once from the library's
 //! metadata, by UniFFI's own loader, for the patches that need it.
 
+mod asyncio_wakes;
 mod docs;
 mod errors;
 mod lifecycle;
@@ -21,6 +22,7 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let interfaces = load_interfaces(library)?;
     let text = errors::patch(text)?;
     let text = lifecycle::patch(text)?;
+    let text = asyncio_wakes::patch(text)?;
     let text = docs::patch(text, &interfaces)?;
     let text = records::patch(text, &interfaces)?;
     let text = objects::patch(text, &interfaces)?;
