@@ -218,17 +218,6 @@ def test_b37_multiprocessing_fork_workers_use_the_inherited_clients(sandbox):
         _inherited.clear()
 
 
-def test_b37_a_fork_while_another_thread_holds_the_bindings_lock_does_not_hang_the_child(sandbox):
-    # The generated module's map of awaited futures has a lock; a thread of the parent may
-    # hold it at the fork (here: this thread, for the length of the fork).
-    seed(sandbox, 1)
-    blocking, client = used_clients(sandbox)
-    lock = sika._ffi.sika_ffi._UniffiContinuationHandleMap._lock
-    with lock:
-        pid = fork_child(lambda: checks(blocking, client, *child_order(0)))
-    assert not wait_for_children([pid]), "the child hung on the inherited lock"
-
-
 def test_b43_close_shuts_the_blocking_client_down(sandbox):
     seed(sandbox, 0)
     client = sandbox.blocking_client()

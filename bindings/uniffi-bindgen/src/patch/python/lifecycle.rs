@@ -9,9 +9,8 @@
 //! - At exit (`atexit`, before CPython finalizes) the SDK's threads stop waking Python's event
 //!   loops, and the wakes in progress are waited for: a thread entering Python during
 //!   finalization is ended mid-call, which aborted the process (core/src/ffi/wake_gate.rs).
-//! - In a forked child, the map of awaited futures gets a new lock: a lock another thread held
-//!   at the fork would never be released there. (Everything in Rust is made per process by
-//!   the core itself; this lock is the generated module's own.)
+//! - In a forked child, the awaited calls' state is made new by `asyncio_wakes.rs`, which
+//!   keeps it without a lock (the generated handle map, with its lock, is off the async path).
 //! - A call that ends after its event loop was closed, and a continuation called back on the
 //!   loop's own thread, are handled by the continuation callback, which `asyncio_wakes.rs`
 //!   replaces (B54, B60; docs/adr/0013-process-model.md, docs/adr/0030-asyncio-wake-ups.md).
@@ -78,15 +77,7 @@ pub fn patch(text: String) -> Result<String, String> {
          import atexit\n\
          _UniffiLib.sika_ffi_close_host_wakes.argtypes = []\n\
          _UniffiLib.sika_ffi_close_host_wakes.restype = None\n\
-         atexit.register(_UniffiLib.sika_ffi_close_host_wakes)\n\
-         \n\
-         # A forked child has only the forking thread: a lock another thread held at the fork\n\
-         # would stay held, and no awaited future of the parent's can complete there.\n\
-         def _sika_after_fork_in_child():\n\
-         \x20   global _UniffiContinuationHandleMap\n\
-         \x20   _UniffiContinuationHandleMap = _UniffiHandleMap()\n\
-         \n\
-         os.register_at_fork(after_in_child=_sika_after_fork_in_child)\n",
+         atexit.register(_UniffiLib.sika_ffi_close_host_wakes)\n",
         1,
         "`_UniffiContinuationHandleMap`",
     )
