@@ -1,10 +1,12 @@
 //! Kotlin's patches, applied in this order; each module's doc says what it changes and why.
 
+mod call_status;
 mod completable_futures;
 mod error_messages;
 mod java_annotations;
 mod jvm_host;
 mod records_as_data;
+mod returned_buffers;
 mod slf4j_logging;
 
 use std::path::Path;
@@ -15,5 +17,7 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = jvm_host::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let text = records_as_data::patch(text)?;
-    completable_futures::patch(text)
+    let text = completable_futures::patch(text)?;
+    let text = call_status::patch(text)?;
+    returned_buffers::patch(text)
 }
