@@ -11,14 +11,14 @@ use std::sync::Mutex;
 use crate::error::{Result, SikaError};
 
 /// What a host runtime says about itself; an unknown fact is empty.
-#[derive(Debug, Clone, Default, PartialEq, Eq, uniffi::Record)]
-pub struct HostRuntime {
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct HostRuntime {
     /// The virtual machine's name (the JVM's `java.vm.name`: "Dalvik" on Android).
-    pub vm_name: String,
+    vm_name: String,
     /// Its vendor (`java.vm.vendor`: "The Android Project" on Android).
-    pub vm_vendor: String,
+    vm_vendor: String,
     /// The runtime's name (`java.runtime.name`: "Android Runtime" on Android).
-    pub runtime_name: String,
+    runtime_name: String,
 }
 
 /// The app platform the host reported, once reported; `None` on a server.
@@ -44,16 +44,18 @@ fn refusal(platform: &str) -> SikaError {
     ))
 }
 
-/// Records what the host runtime says about itself; called by the language package as it loads.
+/// Records what the host runtime says about itself (an unknown fact empty); called by the
+/// language package as it loads. Kotlin: `java.vm.name`, `java.vm.vendor`, `java.runtime.name`.
 #[uniffi::export]
-pub fn report_host_runtime(host: HostRuntime) {
+pub fn report_host_runtime(vm_name: String, vm_vendor: String, runtime_name: String) {
+    let host = HostRuntime { vm_name, vm_vendor, runtime_name };
     *APP_PLATFORM.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = app_platform(&host);
 }
 
-/// `Configuration` if `host` is a client app's runtime, where no client may be built.
+/// `Configuration` if these facts are a client app's runtime, where no client may be built.
 #[uniffi::export]
-pub fn check_host_runtime(host: HostRuntime) -> Result<()> {
-    app_platform(&host).map_or(Ok(()), |platform| Err(refusal(platform)))
+pub fn check_host_runtime(vm_name: String, vm_vendor: String, runtime_name: String) -> Result<()> {
+    app_platform(&HostRuntime { vm_name, vm_vendor, runtime_name }).map_or(Ok(()), |platform| Err(refusal(platform)))
 }
 
 /// `Configuration` if the reported host is a client app; called by every client constructor.
@@ -79,7 +81,9 @@ mod tests {
             host("", "The Android Project", ""),
             host("", "", "Android Runtime"),
         ] {
-            let error = check_host_runtime(android.clone()).expect_err("android");
+            let error =
+                check_host_runtime(android.vm_name.clone(), android.vm_vendor.clone(), android.runtime_name.clone())
+                    .expect_err("android");
             let SikaError::Configuration { reason } = error else { panic!("{android:?}: {error:?}") };
             assert!(reason.contains("server-only") && reason.contains("Where Sika runs"), "{reason}");
         }
@@ -93,7 +97,7 @@ mod tests {
             host("Substrate VM", "GraalVM Community", ""),
             host("", "", ""),
         ] {
-            assert_eq!(check_host_runtime(server), Ok(()));
+            assert_eq!(check_host_runtime(server.vm_name, server.vm_vendor, server.runtime_name), Ok(()));
         }
     }
 }

@@ -4,6 +4,7 @@ mod completable_futures;
 mod error_messages;
 mod java_annotations;
 mod records_as_data;
+mod server_only;
 mod slf4j_logging;
 
 use std::path::Path;
@@ -11,6 +12,7 @@ use std::path::Path;
 pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = error_messages::patch(text)?;
     let text = java_annotations::patch(text)?;
+    let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let text = records_as_data::patch(text)?;
     completable_futures::patch(text)
