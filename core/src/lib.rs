@@ -28,6 +28,9 @@
 #![cfg_attr(not(feature = "uniffi"), forbid(unsafe_code))]
 #![warn(missing_docs)]
 
+// Not for Android, iOS, tvOS, watchOS, visionOS or wasm: a `compile_error!` says why (ADR 0027).
+mod server_only;
+
 // One UniFFI component for the whole SDK. Its namespace keeps the name of the shared library
 // the bindings load (libsika_ffi), so the generated files keep their names (`sika_ffi.py`,
 // `sika_ffi.kt`); the FFI symbols take the crate's name (`ffi_sika_core_...`).

@@ -31,6 +31,7 @@ CATEGORIES = [
     ("process model", {37, 38, 39, 54}, ("process_model", "deployment")),
     ("host runtimes (records as data, logging, typing, Java, SwiftPM)", {40, 41, 42, 44, 45, 58, 61}, ()),
     ("release artifacts as installed", {55, 56}, ("installed", "actionlint")),
+    ("where Sika runs (server-only)", {57}, ("server_only", "serveronly")),
 ]
 BEHAVIOUR = "behaviour list (B01-B20, B34-B35, B43) and units"
 ID = re.compile(r"(?:^|[^a-z0-9])b(\d\d)(?:[^0-9]|$)", re.IGNORECASE)

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::config::ClientConfig;
+use super::host;
 use super::logging;
 use super::runtime;
 use super::wait::AwaitOptions;
@@ -26,6 +27,7 @@ impl Client {
     /// Creates a client; throws `Configuration` on a bad setting, `InvalidInput` on a negative one.
     #[uniffi::constructor]
     pub fn new(config: ClientConfig) -> Result<Arc<Self>> {
+        host::check_reported_host()?;
         logging::enable_from_env();
         Ok(Arc::new(Self(crate::Client::new(config.try_into()?)?)))
     }
@@ -33,6 +35,7 @@ impl Client {
     /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
     #[uniffi::constructor]
     pub fn from_env() -> Result<Arc<Self>> {
+        host::check_reported_host()?;
         logging::enable_from_env();
         Ok(Arc::new(Self(crate::Client::new(config::ClientConfig::from_env()?)?)))
     }
@@ -114,6 +117,7 @@ impl BlockingClient {
     /// Creates a client; throws `Configuration` on a bad setting, `InvalidInput` on a negative one.
     #[uniffi::constructor]
     pub fn new(config: ClientConfig) -> Result<Arc<Self>> {
+        host::check_reported_host()?;
         logging::enable_from_env();
         Ok(Arc::new(Self(crate::BlockingClient::new(config.try_into()?)?)))
     }
@@ -121,6 +125,7 @@ impl BlockingClient {
     /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
     #[uniffi::constructor]
     pub fn from_env() -> Result<Arc<Self>> {
+        host::check_reported_host()?;
         logging::enable_from_env();
         Ok(Arc::new(Self(crate::BlockingClient::new(config::ClientConfig::from_env()?)?)))
     }

@@ -10,12 +10,14 @@
 //!   process, and the gate its wakes of foreign futures pass (closed at a host's exit);
 //! - [`jvm_host`]: whether a JVM host still exists, asked before each of its wakes;
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
+//! - [`host`]: the host runtime's own facts, so that a client app is refused (ADR 0027);
 //! - [`logging`]: the core's logs in the host's logging (a sink per host), or on standard error.
 
 mod bytes;
 mod clients;
 mod config;
 mod custom_types;
+mod host;
 mod jvm_host;
 mod logging;
 mod runtime;
@@ -24,6 +26,7 @@ mod wake_gate;
 
 pub use clients::{BlockingClient, Client};
 pub use config::ClientConfig;
+pub use host::{check_host_runtime, report_host_runtime};
 pub use logging::{LogLevel, LogRecord, LogSink, enable_logging, log_level_from_env, set_log_sink, set_log_sink_level};
 pub use wait::AwaitOptions;
 

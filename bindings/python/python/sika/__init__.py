@@ -34,4 +34,7 @@ __all__.remove("set_log_sink")
 __all__.remove("set_log_sink_level")
 __all__.remove("close_log_sink")
 __all__.remove("log_level_from_env")
+# A host runtime's report for the server-only check (ADR 0027): only Kotlin reports; not for merchants.
+__all__.remove("report_host_runtime")
+__all__.remove("check_host_runtime")
 __version__ = _version("sika")

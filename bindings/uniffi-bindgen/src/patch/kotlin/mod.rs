@@ -7,6 +7,7 @@ mod java_annotations;
 mod jvm_host;
 mod records_as_data;
 mod returned_buffers;
+mod server_only;
 mod slf4j_logging;
 
 use std::path::Path;
@@ -15,6 +16,7 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = error_messages::patch(text)?;
     let text = java_annotations::patch(text)?;
     let text = jvm_host::patch(text)?;
+    let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let text = records_as_data::patch(text)?;
     let text = completable_futures::patch(text)?;
