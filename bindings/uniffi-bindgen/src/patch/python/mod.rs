@@ -2,6 +2,7 @@
 //! The interface (records, enums, objects, functions) is read once from the library's
 //! metadata, by UniFFI's own loader, for the patches that need it.
 
+mod call;
 mod docs;
 mod errors;
 mod lifecycle;
@@ -18,6 +19,7 @@ use uniffi_bindgen::{BindgenLoader, BindgenPaths, ComponentInterface, GlobalConf
 pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let library = library.ok_or("--library is needed to read the interface's metadata")?;
     let interfaces = load_interfaces(library)?;
+    let text = call::patch(text)?;
     let text = errors::patch(text)?;
     let text = lifecycle::patch(text)?;
     let text = docs::patch(text, &interfaces)?;
