@@ -9,7 +9,7 @@ import pytest
 
 import sika
 from sika._ffi import sika_ffi as ffi
-from support import KEY
+from support import KEY, charge
 
 STRINGS = [
     "ref_ascii_1234567",
@@ -77,11 +77,19 @@ def test_b59_enum_lowering_matches_uniffi(status):
     assert status.is_final() == is_final_variant(status)
 
 
-def test_b59_record_lowering_matches_uniffi():
-    converter = ffi._UniffiFfiConverterTypeAwaitOptions
-    options = sika.AwaitOptions(initial_delay_ms=1, interval_ms=250, max_interval_ms=2**40, timeout_ms=-5)
-    lowered = taken(converter.lower(options))
-    assert lowered == uniffi_builder_lowering(lambda b: converter.write(options, b))
+RECORDS = [
+    ("AwaitOptions", sika.AwaitOptions(initial_delay_ms=1, interval_ms=250, max_interval_ms=2**40, timeout_ms=-5)),
+    ("AwaitOptions", sika.AwaitOptions()),
+    ("ChargeRequest", charge("ref_ẹ_😀_1", amount="12345.678")),
+    ("ChargeRequest", charge("r", phone="+2348012345678", amount="0.01", email="ọ@example.com")),
+]
+
+
+@pytest.mark.parametrize(("name", "record"), RECORDS, ids=lambda v: v if isinstance(v, str) else "")
+def test_b59_record_lowering_matches_uniffi(name, record):
+    converter = getattr(ffi, f"_UniffiFfiConverterType{name}")
+    lowered = taken(converter.lower(record))
+    assert lowered == uniffi_builder_lowering(lambda b: converter.write(record, b))
 
 
 def invalid_config_error() -> sika.SikaError.InvalidInput:
