@@ -29,7 +29,7 @@ CATEGORIES = [
     ("memory", {33}, ("memory",)),
     ("payment safety", set(range(21, 29)) | {36, 53}, ("safety",)),
     ("process model", {37, 38, 39, 54}, ("process_model", "deployment")),
-    ("host runtimes (records as data, logging, typing, Java, SwiftPM)", {40, 41, 42, 44, 45, 58, 61}, ()),
+    ("host runtimes (records as data, logging, typing, Java, SwiftPM)", {40, 41, 42, 44, 45, 58, 59, 61}, ()),
     ("release artifacts as installed", {55, 56}, ("installed", "actionlint")),
     ("where Sika runs (server-only)", {57}, ("server_only", "serveronly")),
 ]

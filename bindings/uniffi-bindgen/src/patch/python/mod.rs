@@ -3,6 +3,7 @@
 //! metadata, by UniFFI's own loader, for the patches that need it.
 
 mod asyncio_wakes;
+mod call;
 mod docs;
 mod errors;
 mod lifecycle;
@@ -20,6 +21,7 @@ use uniffi_bindgen::{BindgenLoader, BindgenPaths, ComponentInterface, GlobalConf
 pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let library = library.ok_or("--library is needed to read the interface's metadata")?;
     let interfaces = load_interfaces(library)?;
+    let text = call::patch(text)?;
     let text = errors::patch(text)?;
     let text = lifecycle::patch(text)?;
     let text = asyncio_wakes::patch(text)?;
