@@ -71,10 +71,43 @@ def test_b59_lone_surrogate_fails_the_same_way():
 
 @pytest.mark.parametrize("status", STATUSES, ids=repr)
 def test_b59_enum_lowering_matches_uniffi(status):
+    # The fieldless variants' bytes encoded once (patch/python/enum_writes.rs) against UniFFI's
+    # own `write`, kept on the converter, into UniFFI's own builder.
     converter = ffi._UniffiFfiConverterTypeTransactionStatus
     lowered = taken(converter.lower(status))
+    assert lowered == uniffi_builder_lowering(lambda b: converter._uniffi_sika_generated_write(status, b))
     assert lowered == uniffi_builder_lowering(lambda b: converter.write(status, b))
+    converter.check_lower(status)
     assert status.is_final() == is_final_variant(status)
+
+
+ENUM_VALUES = [
+    *[("LogLevel", level) for level in sika.LogLevel],
+    *[("PaymentType", sika.PaymentType.from_text(text)) for text in ["card", "mobile_money", "bank_transfer", "ussd ẹ"]],
+]
+
+
+@pytest.mark.parametrize(("name", "value"), ENUM_VALUES, ids=repr)
+def test_b59_every_enum_lowering_matches_uniffi(name, value):
+    converter = getattr(ffi, f"_UniffiFfiConverterType{name}")
+    converter.check_lower(value)
+    assert taken(converter.lower(value)) == uniffi_builder_lowering(
+        lambda b: converter._uniffi_sika_generated_write(value, b)
+    )
+
+
+@pytest.mark.parametrize("name", ["TransactionStatus", "LogLevel", "PaymentType"])
+@pytest.mark.parametrize("wrong", ["pending", 1, None, object()], ids=repr)
+def test_b59_a_wrong_value_is_refused_as_uniffi_refuses_it(name, wrong):
+    converter = getattr(ffi, f"_UniffiFfiConverterType{name}")
+    outcomes = []
+    for check in (converter.check_lower, converter._uniffi_sika_generated_check_lower):
+        try:
+            check(wrong)
+            outcomes.append(None)
+        except Exception as error:  # noqa: BLE001 (compared below)
+            outcomes.append((type(error), str(error)))
+    assert outcomes[0] == outcomes[1]
 
 
 RECORDS = [
@@ -144,3 +177,61 @@ def test_b59_forked_child_calls_correctly():
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def gil_kept(name) -> bool:
+    import ctypes
+
+    return bool(type(getattr(ffi._UniffiLib, name))._flags_ & ctypes._FUNCFLAG_PYTHONAPI)
+
+
+def test_b59_functions_that_never_wait_keep_the_gil_and_the_others_release_it():
+    # patch/python/gil_held.rs: a release and retake of the GIL per call is saved where the
+    # function never waits; everything that can wait (I/O, a client's shutdown or free, the
+    # logging setup, whose close waits for sink calls that need the GIL) still releases it.
+    for name in [
+        "ffi_sika_core_rustbuffer_from_bytes",
+        "ffi_sika_core_rust_future_poll_rust_buffer",
+        "uniffi_sika_core_fn_method_transactionstatus_is_final",
+        "uniffi_sika_core_fn_method_transaction_to_json",
+        "uniffi_sika_core_fn_method_client_verify_transaction",
+        "uniffi_sika_core_fn_func_decode_banks_response",
+        "uniffi_sika_core_fn_func_normalize_phone_number",
+    ]:
+        assert gil_kept(name), name
+    for name in [
+        "uniffi_sika_core_fn_method_blockingclient_verify_transaction",
+        "uniffi_sika_core_fn_method_blockingclient_shutdown",
+        "uniffi_sika_core_fn_method_client_shutdown",
+        "uniffi_sika_core_fn_constructor_client_new",
+        "uniffi_sika_core_fn_free_client",
+        "uniffi_sika_core_fn_func_close_log_sink",
+        "uniffi_sika_core_fn_func_set_log_sink",
+    ]:
+        assert not gil_kept(name), name
+
+
+def test_b59_a_blocking_call_lets_other_threads_run(sandbox):
+    # A blocking call that kept the GIL would stop every other thread of the process for as
+    # long as the service takes: here a 300 ms answer, during which a ticking thread must tick.
+    sandbox.fault("/transaction/verify", "delay", count=1, delay_ms=300)
+    client = sandbox.blocking_client()
+    reference = "b59-gil-ticks"
+    client.initiate_charge(charge(reference))
+    ticks, done = [0], threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks[0] += 1
+            done.wait(0.005)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        before = ticks[0]
+        client.verify_transaction(reference)
+        during = ticks[0] - before
+    finally:
+        done.set()
+        ticker.join()
+    assert during >= 10, f"the other thread ticked {during} times in a 300 ms call"

@@ -10,6 +10,7 @@
 //!   process, and the gate its wakes of foreign futures pass (closed at a host's exit);
 //! - [`jvm_host`]: whether a JVM host still exists, asked before each of its wakes;
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
+//! - [`host_buffers`]: a Rust buffer of the host's bytes in one call (Python's lowering);
 //! - [`host`]: the host runtime's own facts, so that a client app is refused (ADR 0027);
 //! - [`logging`]: the core's logs in the host's logging (a sink per host), or on standard error.
 
@@ -18,6 +19,7 @@ mod clients;
 mod config;
 mod custom_types;
 mod host;
+mod host_buffers;
 mod jvm_host;
 mod logging;
 mod runtime;

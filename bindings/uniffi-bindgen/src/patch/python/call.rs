@@ -12,7 +12,9 @@
 //!   a fork;
 //! - an argument is written into a Python `bytearray` with the builder's own `struct` formats,
 //!   then copied once into one Rust buffer of exactly its size (a string: encoded once,
-//!   copied once). The bytes are the builder's (test B59 compares them).
+//!   copied once), made by one call of the core (`sika_ffi_rust_buffer_of`,
+//!   core/src/ffi/host_buffers.rs) that reads the `bytes` object's own storage. The bytes are
+//!   the builder's (test B59 compares them).
 
 use crate::patch::replace_exactly;
 
@@ -105,14 +107,21 @@ _UNIFFI_SIKA_DOUBLE = struct.Struct(">d").pack
 _UNIFFI_SIKA_SIZE_T = struct.Struct("@N").pack
 
 def _uniffi_sika_rust_buffer_of(data):
-    # One Rust allocation of exactly `len(data)` bytes, one copy.
-    size = len(data)
-    rbuf = _uniffi_rust_call(_UniffiLib.ffi_sika_core_rustbuffer_alloc, size)
-    if size:
-        ctypes.memmove(rbuf.data, data, size)
-    rbuf.len = size
-    return rbuf
+    # One call: the core copies the bytes object's own storage into a buffer of exactly its
+    # size (core/src/ffi/host_buffers.rs; declared after the library's functions, below).
+    return _uniffi_sika_buffer_of(data, len(data))
 "#;
+
+/// Where every function's argument types are set: the contract check follows them.
+const AFTER_THE_DECLARATIONS: &str = "\n_uniffi_check_contract_api_version(_UniffiLib)\n";
+
+/// The core's one-call buffer, bound once: it never waits, so it keeps the GIL (gil_held.rs).
+const BUFFER_OF: &str = "
+# Sika (patch/python/call.rs): the core's buffer of bytes in one call, bound once.
+_uniffi_sika_buffer_of = ctypes.PyDLL(_UniffiLib._name, handle=_UniffiLib._handle).sika_ffi_rust_buffer_of
+_uniffi_sika_buffer_of.argtypes = (ctypes.c_char_p, ctypes.c_size_t)
+_uniffi_sika_buffer_of.restype = _UniffiRustBuffer
+";
 
 const STRING_LOWER: &str = r#"    @staticmethod
     def lower(value):
@@ -144,5 +153,12 @@ const SIKA_BUFFER_LOWER: &str = r#"    @classmethod
 pub fn patch(text: String) -> Result<String, String> {
     let text = replace_exactly(&text, CALL, SIKA_CALL, 1, "`_uniffi_rust_call` and `_uniffi_rust_call_with_error`")?;
     let text = replace_exactly(&text, STRING_LOWER, SIKA_STRING_LOWER, 1, "the string converter's `lower`")?;
-    replace_exactly(&text, BUFFER_LOWER, SIKA_BUFFER_LOWER, 1, "`_UniffiConverterRustBuffer.lower`")
+    let text = replace_exactly(&text, BUFFER_LOWER, SIKA_BUFFER_LOWER, 1, "`_UniffiConverterRustBuffer.lower`")?;
+    replace_exactly(
+        &text,
+        AFTER_THE_DECLARATIONS,
+        &format!("{BUFFER_OF}{AFTER_THE_DECLARATIONS}"),
+        1,
+        "the contract version check after the declarations",
+    )
 }

@@ -5,10 +5,13 @@
 mod asyncio_wakes;
 mod call;
 mod docs;
+mod enum_writes;
 mod errors;
+mod gil_held;
 mod lifecycle;
 pub mod match_args;
 mod objects;
+mod prebound;
 mod readers;
 mod records;
 
@@ -25,13 +28,18 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let text = errors::patch(text)?;
     let text = lifecycle::patch(text)?;
     let text = asyncio_wakes::patch(text)?;
+    let text = gil_held::patch(text, &interfaces)?;
+    // After gil_held: the functions bound are the ones it chose.
+    let text = prebound::patch(text)?;
     let text = docs::patch(text, &interfaces)?;
     let text = records::patch(text, &interfaces)?;
     let text = objects::patch(text, &interfaces)?;
     // After the patches that change the variants' `type(...)` calls (records).
     let text = match_args::patch(text, library)?;
-    // Appended last: the readers build the classes the patches above shaped.
-    readers::patch(text, &crate::python_stub::interface(library)?)
+    // Appended last: the readers and the enum writes use the classes the patches above shaped.
+    let namespace = crate::python_stub::interface(library)?;
+    let text = readers::patch(text, &namespace)?;
+    enum_writes::patch(text, &namespace)
 }
 
 /// The component interfaces of the library, from the metadata UniFFI's generator read too.
