@@ -88,13 +88,7 @@ pub fn patch(text: String, namespace: &Namespace) -> Result<String, String> {
 
 /// The converter must be UniFFI's, defined once, with one static `write` and `check_lower`.
 fn check_converter(text: &str, converter: &str) -> Result<(), String> {
-    let header = format!("\nclass _UniffiFfiConverter{converter}(_UniffiConverterRustBuffer):\n");
-    let start = match text.matches(&header).count() {
-        1 => text.find(&header).expect("counted") + header.len(),
-        found => return Err(format!("expected one `{}`, found {found}", header.trim())),
-    };
-    let end = text[start..].find("\nclass ").map_or(text.len(), |end| start + end);
-    let body = &text[start..end];
+    let body = super::converter_body(text, converter)?;
     for method in ["write(value, buf)", "check_lower(value)"] {
         let found = body.matches(&format!("    @staticmethod\n    def {method}:")).count();
         if found != 1 {

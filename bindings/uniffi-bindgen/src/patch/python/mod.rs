@@ -75,3 +75,15 @@ pub fn added(namespace: &Namespace) -> Vec<Added> {
     added.extend(records::added(namespace));
     added
 }
+
+/// The body of the generated converter class `_UniffiFfiConverter<converter>`, which must be
+/// UniFFI's buffer converter, defined exactly once (for the patches that replace its methods).
+fn converter_body<'a>(text: &'a str, converter: &str) -> Result<&'a str, String> {
+    let header = format!("\nclass _UniffiFfiConverter{converter}(_UniffiConverterRustBuffer):\n");
+    let start = match text.matches(&header).count() {
+        1 => text.find(&header).expect("counted") + header.len(),
+        found => return Err(format!("expected one `{}`, found {found}", header.trim())),
+    };
+    let end = text[start..].find("\nclass ").map_or(text.len(), |end| start + end);
+    Ok(&text[start..end])
+}

@@ -70,13 +70,7 @@ pub fn patch(text: String, namespace: &Namespace) -> Result<String, String> {
 /// The converter the reader replaces must be UniFFI's buffer converter, defined once, with one
 /// `read` and the inherited `lift` (a converter's own `lift` would bypass the reader).
 fn check_converter(text: &str, converter: &str) -> Result<(), String> {
-    let header = format!("\nclass _UniffiFfiConverter{converter}(_UniffiConverterRustBuffer):\n");
-    let start = match text.matches(&header).count() {
-        1 => text.find(&header).expect("counted") + header.len(),
-        found => return Err(format!("expected one `{}`, found {found}", header.trim())),
-    };
-    let end = text[start..].find("\nclass ").map_or(text.len(), |end| start + end);
-    let body = &text[start..end];
+    let body = super::converter_body(text, converter)?;
     match (body.matches("    def read(").count(), body.matches("    def lift(").count()) {
         (1, 0) => Ok(()),
         (reads, lifts) => Err(format!(
