@@ -46,8 +46,11 @@ fn refusal(platform: &str) -> SikaError {
 
 /// Records what the host runtime says about itself (an unknown fact empty); called by the
 /// language package as it loads. Kotlin: `java.vm.name`, `java.vm.vendor`, `java.runtime.name`.
+/// Only a JVM reports these, so the reporting host is a JVM: its coroutines' wakes are then
+/// dropped once its VM is gone (jvm_host.rs).
 #[uniffi::export]
 pub fn report_host_runtime(vm_name: String, vm_vendor: String, runtime_name: String) {
+    super::jvm_host::announce_jvm_host();
     let host = HostRuntime { vm_name, vm_vendor, runtime_name };
     *APP_PLATFORM.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = app_platform(&host);
 }

@@ -6,8 +6,9 @@
 //! "Can't attach native thread to VM for callback" on standard error. HotSpot refuses the
 //! attach exactly when its `vm_created` flag is 0, which is also when `JNI_GetCreatedJavaVMs`
 //! reports no VM; so the wake gate (wake_gate.rs) asks that function first and drops the wake
-//! (the coroutine could never run again). The Kotlin package announces its host as it loads
-//! the library (`sika_ffi_host_is_jvm`), so Python and Swift hosts never ask. See ADR 0013.
+//! (the coroutine could never run again). Only a JVM host asks: the Kotlin package reports its
+//! runtime's facts as it loads the library (`report_host_runtime`, host.rs), which no other
+//! host does, so Python and Swift hosts never ask. See ADR 0013.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,11 +25,9 @@ static HOST_IS_JVM: AtomicBool = AtomicBool::new(false);
 /// then go on as without this module).
 static GET_CREATED_VMS: OnceLock<Option<GetCreatedJavaVms>> = OnceLock::new();
 
-/// Called by the Kotlin package as the generated code loads the library (the Kotlin patch
-/// `jvm_host` of `bindings/uniffi-bindgen`), before any call. Not part of the UniFFI interface:
-/// exported there it would be public in Python and Swift, whose hosts are no JVM.
-#[unsafe(no_mangle)]
-pub extern "C" fn sika_ffi_host_is_jvm() {
+/// The host is a JVM: called when the Kotlin package reports its runtime (`report_host_runtime`)
+/// as the generated code loads the library, before any call.
+pub(super) fn announce_jvm_host() {
     GET_CREATED_VMS.get_or_init(find_get_created_vms);
     HOST_IS_JVM.store(true, Ordering::SeqCst);
 }
@@ -109,7 +108,7 @@ mod tests {
         // The test binary has no libjvm: announcing a JVM host finds no function to ask, and
         // wakes go on as before rather than being dropped for a VM nobody can see.
         assert!(find_get_created_vms().is_none());
-        sika_ffi_host_is_jvm();
+        announce_jvm_host();
         assert!(!host_vm_is_gone());
     }
 }

@@ -4,7 +4,6 @@ mod call_status;
 mod completable_futures;
 mod error_messages;
 mod java_annotations;
-mod jvm_host;
 mod records_as_data;
 mod returned_buffers;
 mod server_only;
@@ -15,7 +14,6 @@ use std::path::Path;
 pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = error_messages::patch(text)?;
     let text = java_annotations::patch(text)?;
-    let text = jvm_host::patch(text)?;
     let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let text = records_as_data::patch(text)?;
