@@ -38,18 +38,20 @@ pub fn patch(text: String) -> Result<String, String> {
     if bound.is_empty() {
         return Err("expected calls of the library's functions after their declarations".into());
     }
-    let block = format!(
-        "\n# Sika (patch/python/prebound.rs): each function the module calls, bound once.\n{bound}"
-    );
-    let calls = replace_exactly(&calls, AFTER_THE_DECLARATIONS, &format!("{block}{AFTER_THE_DECLARATIONS}"), 1, "the contract check")?;
+    let block = format!("\n# Sika (patch/python/prebound.rs): each function the module calls, bound once.\n{bound}");
+    let calls = replace_exactly(
+        &calls,
+        AFTER_THE_DECLARATIONS,
+        &format!("{block}{AFTER_THE_DECLARATIONS}"),
+        1,
+        "the contract check",
+    )?;
     Ok(format!("{declarations}{calls}"))
 }
 
 /// The functions whose argument types the generated code sets: `_UniffiLib.<name>.argtypes = (`.
 pub(super) fn declared_functions(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter_map(|line| line.strip_prefix("_UniffiLib.")?.strip_suffix(".argtypes = ("))
-        .collect()
+    text.lines().filter_map(|line| line.strip_prefix("_UniffiLib.")?.strip_suffix(".argtypes = (")).collect()
 }
 
 #[cfg(test)]
@@ -63,7 +65,9 @@ mod tests {
     #[test]
     fn each_called_function_is_bound_once_and_called_through_its_global() {
         let patched = patch(MODULE.to_owned()).expect("patched");
-        assert!(patched.contains("_uniffi_sika_f_one = _UniffiLib.f_one\n_uniffi_sika_f_one_two = _UniffiLib.f_one_two\n"));
+        assert!(
+            patched.contains("_uniffi_sika_f_one = _UniffiLib.f_one\n_uniffi_sika_f_one_two = _UniffiLib.f_one_two\n")
+        );
         assert!(patched.ends_with("x = call(_uniffi_sika_f_one_two, _uniffi_sika_f_one(1))\n"));
         // The declarations keep their names.
         assert!(patched.starts_with("_UniffiLib.f_one.argtypes = (\n)\n_UniffiLib.f_one_two.argtypes"));
