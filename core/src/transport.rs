@@ -2,7 +2,7 @@
 //! they are safe, a cap on response size, and errors that never carry the key.
 
 use std::error::Error as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
@@ -86,6 +86,8 @@ impl TransportSettings {
 pub(crate) struct Transport {
     settings: Arc<TransportSettings>,
     http: reqwest::Client,
+    /// Built with the pool, so once per process (process.rs): see `jitter_for_this_process`.
+    jitter: Mutex<fastrand::Rng>,
 }
 
 impl Transport {
@@ -110,7 +112,7 @@ impl Transport {
             .tcp_nodelay(true)
             .build()
             .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))?;
-        Ok(Self { settings, http })
+        Ok(Self { settings, http, jitter: Mutex::new(jitter_for_this_process()) })
     }
 
     /// A GET, retried on connection errors, 5xx and 429 within the call's deadline.
@@ -124,9 +126,9 @@ impl Transport {
                     Some(seconds) if reply.status == 429 => {
                         Some(Duration::from_secs(seconds)).filter(|w| *w <= MAX_RETRY_AFTER)
                     }
-                    _ => Some(backoff(attempt)),
+                    _ => Some(self.backoff(attempt)),
                 },
-                Err(SikaError::Network { .. }) => Some(backoff(attempt)),
+                Err(SikaError::Network { .. }) => Some(self.backoff(attempt)),
                 _ => None,
             };
             match wait {
@@ -138,6 +140,11 @@ impl Transport {
                 _ => return outcome,
             }
         }
+    }
+
+    /// The wait before retry `attempt + 1`, drawn from this process's own jitter.
+    fn backoff(&self, attempt: u32) -> Duration {
+        backoff(attempt, self.jitter.lock().unwrap_or_else(PoisonError::into_inner).f64())
     }
 
     /// A POST of a JSON body, sent once: a charge that may have reached the service must
@@ -220,9 +227,21 @@ fn is_retryable_status(status: u16) -> bool {
 }
 
 /// Exponential backoff with full jitter: a random wait in `[0, min(cap, base * 2^attempt)]`.
-fn backoff(attempt: u32) -> Duration {
+fn backoff(attempt: u32, fraction: f64) -> Duration {
     let ceiling = BACKOFF_BASE.saturating_mul(1 << attempt.min(16)).min(BACKOFF_CAP);
-    ceiling.mul_f64(fastrand::f64())
+    ceiling.mul_f64(fraction)
+}
+
+/// The retry jitter of one process. Forked workers (gunicorn, Celery prefork) inherit the
+/// parent's thread-local generator at the same state, so without the process id in the seed
+/// every worker would draw the same waits and retry an outage in step.
+fn jitter_for_this_process() -> fastrand::Rng {
+    jitter_seeded(fastrand::u64(..), std::process::id())
+}
+
+fn jitter_seeded(inherited: u64, pid: u32) -> fastrand::Rng {
+    // An odd multiplier spreads consecutive process ids over the whole seed.
+    fastrand::Rng::with_seed(inherited ^ u64::from(pid).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 fn transport_error(error: reqwest::Error) -> SikaError {
@@ -248,10 +267,25 @@ mod tests {
     #[test]
     fn backoff_stays_within_its_ceiling() {
         for attempt in 0..40 {
-            let wait = backoff(attempt);
-            assert!(wait <= BACKOFF_CAP, "{attempt}: {wait:?}");
-            assert!(wait <= BACKOFF_BASE.saturating_mul(1 << attempt.min(16)));
+            for fraction in [0.0, 0.5, 0.999_999] {
+                let wait = backoff(attempt, fraction);
+                assert!(wait <= BACKOFF_CAP, "{attempt}: {wait:?}");
+                assert!(wait <= BACKOFF_BASE.saturating_mul(1 << attempt.min(16)));
+            }
         }
+        assert_eq!(backoff(3, 0.5), BACKOFF_BASE * 4);
+    }
+
+    /// Two forked workers inherit one generator state; their process ids tell them apart
+    /// (the fork itself: `core/tests/fork.rs`, B37).
+    #[test]
+    fn the_jitter_seed_holds_the_process_id() {
+        let draws = |pid| -> Vec<u64> {
+            let mut rng = jitter_seeded(42, pid);
+            (0..8).map(|_| rng.u64(..)).collect()
+        };
+        assert_eq!(draws(1000), draws(1000));
+        assert_ne!(draws(1000), draws(1001));
     }
 
     #[test]

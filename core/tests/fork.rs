@@ -6,6 +6,9 @@
 //! reference asked; the parent still works after. Both clients; one child also forks a
 //! grandchild after its own calls (state built in a child is left alone by the grandchild).
 //!
+//! Forked workers that meet an outage do not retry it in step: each process draws its own
+//! retry waits (`b37_forked_workers_draw_their_own_retry_waits`).
+//!
 //! Without per-process state the children hang (the inherited runtime's driver thread does not
 //! exist in them, or a parent thread held the runtime at the fork), time out, or read answers
 //! meant for the parent over the pooled connection they share with it.
@@ -13,6 +16,7 @@
 mod support;
 
 use std::panic::AssertUnwindSafe;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -311,4 +315,68 @@ fn b43_a_shut_down_client_fails_with_configuration_in_a_child_too() {
     });
     wait_for_child(pid, Instant::now() + CHILD_DEADLINE).expect("the child passed");
     assert_eq!(sandbox.requests().len(), 1, "nothing sent after shutdown");
+}
+
+/// The waits the SDK announced before each retry ("retry N in X ms", its WARN records).
+#[derive(Default)]
+struct RetryWaits(std::sync::Mutex<Vec<u128>>);
+
+impl log::Log for RetryWaits {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.target() == "sika"
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        let text = record.args().to_string();
+        let wait = text.rsplit_once(" in ").and_then(|(_, wait)| wait.strip_suffix(" ms")?.parse().ok());
+        if let (Some(wait), true) = (wait, text.contains("; retry ")) {
+            self.0.lock().expect("waits").push(wait);
+        }
+    }
+    fn flush(&self) {}
+}
+
+impl RetryWaits {
+    fn take(&self) -> Vec<u128> {
+        std::mem::take(&mut self.0.lock().expect("waits"))
+    }
+}
+
+#[test]
+fn b37_forked_workers_draw_their_own_retry_waits() {
+    const RETRIES: u32 = 3;
+    let waits: &'static RetryWaits = Box::leak(Box::default());
+    log::set_logger(waits).expect("the only logger of this test's process");
+    log::set_max_level(log::LevelFilter::Warn);
+    let sandbox = Sandbox::start();
+    seed(&sandbox, 0);
+    let mut config = sandbox.config();
+    config.max_retries = RETRIES;
+    let client = BlockingClient::new(config).expect("client");
+    let outage = |count| sandbox.fault("/transaction/verify", "status", count, serde_json::json!({ "status": 503 }));
+    // The parent (a gunicorn master with --preload) has retried once before it forks.
+    outage(1);
+    parent_verified(client.verify_transaction(PARENT_REFERENCE));
+    assert_eq!(waits.take().len(), 1, "the parent retried once");
+    // Each worker meets the same outage; the workers are forked one after the other from the
+    // same parent state, so the sandbox's fault count is each one's alone.
+    let parent = std::process::id();
+    let file = |child: usize| Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("retry-waits-{parent}-{child}"));
+    let drawn: Vec<Vec<u128>> = (0..2)
+        .map(|child| {
+            outage(RETRIES);
+            let pid = fork_child(|| {
+                parent_verified(client.verify_transaction(PARENT_REFERENCE));
+                let text = waits.take().iter().map(u128::to_string).collect::<Vec<_>>().join(" ");
+                std::fs::write(file(child), text).map_err(|e| format!("writing the waits: {e}"))
+            });
+            wait_for_child(pid, Instant::now() + CHILD_DEADLINE).expect("the worker passed");
+            let text = std::fs::read_to_string(file(child)).expect("the worker's waits");
+            std::fs::remove_file(file(child)).expect("removed");
+            text.split(' ').map(|wait| wait.parse().expect("a wait")).collect()
+        })
+        .collect();
+    assert_eq!(drawn[0].len(), RETRIES as usize, "worker 0 retried {RETRIES} times: {drawn:?}");
+    assert_eq!(drawn[1].len(), RETRIES as usize, "worker 1 retried {RETRIES} times: {drawn:?}");
+    // Waits in [0, 200), [0, 400) and [0, 800) ms: equal by chance once in 64 million.
+    assert_ne!(drawn[0], drawn[1], "two forked workers retried an outage in step");
 }
