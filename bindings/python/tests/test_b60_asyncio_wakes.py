@@ -61,20 +61,35 @@ class CountedWakeUps:
         loop.call_soon_threadsafe = counted
 
 
+async def verify_all_while_the_loop_is_busy(sandbox, client, references: list[str]) -> list[str]:
+    """Starts every call, waits (without holding the loop) until the sandbox has received every
+    request, then holds the loop's thread until every delayed answer is due and a second more:
+    the answers land while the loop is busy, as they do on a loaded server. Without holding it
+    the count depends on how the machine spreads the answers (161 wake-ups for 300 on one CI
+    run, where the answers came one by one)."""
+    calls = asyncio.ensure_future(verify_all(client, references))
+    sent = {f"/transaction/verify/{reference}" for reference in references}
+    while sum(request["path"] in sent for request in sandbox.requests()) < len(sent):
+        await asyncio.sleep(0.01)
+    time.sleep(ANSWER_DELAY_MS / 1000 + 1)
+    return await calls
+
+
 def test_b60_a_burst_of_completions_resolves_every_call_with_few_loop_wake_ups(sandbox):
     references = seed(sandbox, "BURST", BURST)
+    sandbox.clear_requests()
     sandbox.fault("/transaction/verify", "delay", count=BURST, delay_ms=ANSWER_DELAY_MS)
     client = sandbox.client()
     loop = asyncio.new_event_loop()
     try:
         wake_ups = CountedWakeUps(loop)
-        assert loop.run_until_complete(verify_all(client, references)) == references
+        assert loop.run_until_complete(verify_all_while_the_loop_is_busy(sandbox, client, references)) == references
     finally:
         loop.close()
-    # Each call completes from an SDK thread at least once (its answer came after the poll);
-    # the generated code woke the loop for each (BURST wake-ups). Coalesced, a wake-up serves
-    # every completion that is ready by the time the loop drains its queue.
-    assert wake_ups.count <= BURST // 2, f"{wake_ups.count} loop wake-ups for {BURST} completions"
+    # Each call completes from an SDK thread (its answer came after the poll); the generated
+    # code woke the loop for each (BURST wake-ups). Coalesced, one wake-up serves every
+    # completion that is ready by the time the loop drains its queue.
+    assert wake_ups.count <= BURST // 4, f"{wake_ups.count} loop wake-ups for {BURST} completions"
 
 
 @pytest.mark.parametrize("kind", ["asyncio", "uvloop"])
