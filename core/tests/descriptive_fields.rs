@@ -5,41 +5,12 @@
 
 mod support;
 
-use std::sync::{Mutex, Once};
-
-use log::{LevelFilter, Log, Metadata, Record};
+use log::LevelFilter;
 use serde_json::{Value, json};
 use sika_core::{
     AwaitOptions, Client, ExpectedPayment, PaymentCheck, Transaction, WebhookDecision, transaction_from_json,
 };
 use support::{Sandbox, fixture, transaction_object};
-
-static WARNINGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-struct Capture;
-
-impl Log for Capture {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.level() <= log::Level::Warn
-    }
-
-    fn log(&self, record: &Record<'_>) {
-        if self.enabled(record.metadata()) {
-            let line = format!("{} {}", record.target(), record.args());
-            WARNINGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(line);
-        }
-    }
-
-    fn flush(&self) {}
-}
-
-fn capture_warnings() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        log::set_logger(&Capture).expect("the only logger of this test binary");
-        log::set_max_level(LevelFilter::Warn);
-    });
-}
 
 /// The fields each confirmed case leaves absent, as the record's JSON names them.
 const ABSENT: &[(&str, &[&str])] = &[
@@ -118,7 +89,7 @@ async fn b51_b52_a_descriptive_fault_never_stops_the_decision() {
 
 #[tokio::test]
 async fn b51_an_absent_field_is_a_warning_that_never_quotes_the_customer() {
-    capture_warnings();
+    support::captured_log::capture(LevelFilter::Warn);
     let case = fixture("faults.json")["cases"]
         .as_array()
         .expect("cases")
@@ -131,7 +102,7 @@ async fn b51_an_absent_field_is_a_warning_that_never_quotes_the_customer() {
     sandbox.fault("/transaction/verify", "body", 1, case["options"].clone());
     sandbox.client().verify_transaction("HOSTILE-1").await.expect("verify");
 
-    let warnings = WARNINGS.lock().expect("warnings").clone();
+    let warnings = support::captured_log::lines();
     let ours: Vec<&String> = warnings.iter().filter(|line| line.contains("HOSTILE-1")).collect();
     for field in ["`id`", "`created_at`", "`has_invoice`", "customer: `phone_number`", "customer: `email`"] {
         assert!(ours.iter().any(|line| line.contains(field) && line.contains("read as absent")), "{field}: {ours:?}");

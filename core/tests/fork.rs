@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sika_core::{Amount, BlockingClient, ChargeRequest, Client, ExpectedPayment, PaymentCheck, Result, Transaction};
-use support::{Sandbox, transaction_object};
+use support::{Sandbox, captured_log, transaction_object};
 
 const CHILDREN: usize = 4;
 /// Well past the clients' 10 s timeout: a child still running then is hung.
@@ -318,35 +318,18 @@ fn b43_a_shut_down_client_fails_with_configuration_in_a_child_too() {
 }
 
 /// The waits the SDK announced before each retry ("retry N in X ms", its WARN records).
-#[derive(Default)]
-struct RetryWaits(std::sync::Mutex<Vec<u128>>);
-
-impl log::Log for RetryWaits {
-    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.target() == "sika"
-    }
-    fn log(&self, record: &log::Record<'_>) {
-        let text = record.args().to_string();
-        let wait = text.rsplit_once(" in ").and_then(|(_, wait)| wait.strip_suffix(" ms")?.parse().ok());
-        if let (Some(wait), true) = (wait, text.contains("; retry ")) {
-            self.0.lock().expect("waits").push(wait);
-        }
-    }
-    fn flush(&self) {}
-}
-
-impl RetryWaits {
-    fn take(&self) -> Vec<u128> {
-        std::mem::take(&mut self.0.lock().expect("waits"))
-    }
+fn retry_waits() -> Vec<u128> {
+    captured_log::take()
+        .iter()
+        .filter(|line| line.contains("; retry "))
+        .filter_map(|line| line.rsplit_once(" in ")?.1.strip_suffix(" ms")?.parse().ok())
+        .collect()
 }
 
 #[test]
 fn b37_forked_workers_draw_their_own_retry_waits() {
     const RETRIES: u32 = 3;
-    let waits: &'static RetryWaits = Box::leak(Box::default());
-    log::set_logger(waits).expect("the only logger of this test's process");
-    log::set_max_level(log::LevelFilter::Warn);
+    captured_log::capture(log::LevelFilter::Warn);
     let sandbox = Sandbox::start();
     seed(&sandbox, 0);
     let mut config = sandbox.config();
@@ -356,7 +339,7 @@ fn b37_forked_workers_draw_their_own_retry_waits() {
     // The parent (a gunicorn master with --preload) has retried once before it forks.
     outage(1);
     parent_verified(client.verify_transaction(PARENT_REFERENCE));
-    assert_eq!(waits.take().len(), 1, "the parent retried once");
+    assert_eq!(retry_waits().len(), 1, "the parent retried once");
     // Each worker meets the same outage; the workers are forked one after the other from the
     // same parent state, so the sandbox's fault count is each one's alone.
     let parent = std::process::id();
@@ -366,7 +349,7 @@ fn b37_forked_workers_draw_their_own_retry_waits() {
             outage(RETRIES);
             let pid = fork_child(|| {
                 parent_verified(client.verify_transaction(PARENT_REFERENCE));
-                let text = waits.take().iter().map(u128::to_string).collect::<Vec<_>>().join(" ");
+                let text = retry_waits().iter().map(u128::to_string).collect::<Vec<_>>().join(" ");
                 std::fs::write(file(child), text).map_err(|e| format!("writing the waits: {e}"))
             });
             wait_for_child(pid, Instant::now() + CHILD_DEADLINE).expect("the worker passed");

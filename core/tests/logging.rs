@@ -2,33 +2,13 @@
 
 mod support;
 
-use std::sync::Mutex;
-
-use log::{LevelFilter, Log, Metadata, Record};
+use log::LevelFilter;
 use sika_core::{Amount, ChargeRequest, Client, ClientConfig};
 use support::Sandbox;
 
-static LINES: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-struct Capture;
-
-impl Log for Capture {
-    fn enabled(&self, _: &Metadata<'_>) -> bool {
-        true
-    }
-
-    fn log(&self, record: &Record<'_>) {
-        let line = format!("{} {} {}", record.level(), record.target(), record.args());
-        LINES.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(line);
-    }
-
-    fn flush(&self) {}
-}
-
 #[tokio::test]
 async fn logs_name_requests_but_never_the_key_or_a_full_phone_number() {
-    log::set_logger(&Capture).expect("the only logger of this test binary");
-    log::set_max_level(LevelFilter::Trace);
+    support::captured_log::capture(LevelFilter::Trace);
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     client
@@ -49,7 +29,7 @@ async fn logs_name_requests_but_never_the_key_or_a_full_phone_number() {
             .expect("client");
     let _ = unreachable.list_banks(None).await;
 
-    let lines = LINES.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let lines = support::captured_log::lines();
     let all = lines.join("\n");
     assert!(all.contains("charge LOG-1: 12.50 GHS to +233*******76 via MTN"), "{all}");
     assert!(all.contains("GET /transaction/verify/LOG-1 -> HTTP 200"), "{all}");
