@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -216,6 +218,55 @@ def test_b37_multiprocessing_fork_workers_use_the_inherited_clients(sandbox):
         assert charges_sent(sandbox) == 2 * (CHILDREN + 1)
     finally:
         _inherited.clear()
+
+
+class RetryWaits(logging.Handler):
+    """The waits the SDK announced before each retry ("retry N in X ms", its WARNING records)."""
+
+    def __init__(self):
+        super().__init__()
+        self.waits: list[int] = []
+
+    def emit(self, record):
+        announced = re.search(r"; retry \d+ in (\d+) ms$", record.getMessage())
+        if announced:
+            self.waits.append(int(announced.group(1)))
+
+    def taken(self) -> list[int]:
+        waits, self.waits = self.waits, []
+        return waits
+
+
+def test_b37_forked_workers_draw_their_own_retry_waits(sandbox, tmp_path):
+    """A gunicorn master with --preload that has retried once forks its workers; each meets
+    the same outage. Workers that inherited one jitter state would retry it in step."""
+    retries = 3
+    seed(sandbox, 0)
+    waits = RetryWaits()
+    logger = logging.getLogger("sika")
+    logger.addHandler(waits)
+    try:
+        blocking = sandbox.blocking_client(max_retries=retries)
+        sandbox.fault("/transaction/verify", "status", count=1, status=503)
+        check_answer(blocking.verify_transaction(PARENT[0]), *PARENT)
+        assert len(waits.taken()) == 1, "the parent retried once"
+        drawn = []
+        # One worker after the other, so the sandbox's fault count is each one's alone.
+        for worker in range(2):
+            sandbox.fault("/transaction/verify", "status", count=retries, status=503)
+            report = tmp_path / f"waits-{worker}.json"
+
+            def worker_calls(report=report):
+                check_answer(blocking.verify_transaction(PARENT[0]), *PARENT)
+                report.write_text(json.dumps(waits.taken()))
+
+            assert wait_for_children([fork_child(worker_calls)]) == []
+            drawn.append(json.loads(report.read_text()))
+    finally:
+        logger.removeHandler(waits)
+    assert [len(worker) for worker in drawn] == [retries, retries], drawn
+    # Waits in [0, 200), [0, 400) and [0, 800) ms: equal by chance once in 64 million.
+    assert drawn[0] != drawn[1], f"two forked workers retried an outage in step: {drawn}"
 
 
 def test_b43_close_shuts_the_blocking_client_down(sandbox):
