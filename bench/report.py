@@ -166,7 +166,8 @@ def main() -> None:
     for section in meta.get("sections", []):
         w(section)
         w("")
-    print("\n".join(out))
+    # One newline at the end: a blank last line is a whitespace error (scripts/check).
+    print("\n".join(out).rstrip("\n"))
 
 
 if __name__ == "__main__":

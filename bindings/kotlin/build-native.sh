@@ -11,4 +11,3 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 library="$("$root/scripts/build-ffi" kotlin "$sources_dir" | tail -n 1)"
 mkdir -p "$library_dir"
 cp "$library" "$library_dir/libsika_ffi.so"
-

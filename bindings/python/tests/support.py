@@ -59,6 +59,7 @@ class Sandbox:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
+        assert self._process.stdout is not None and self._process.stdin is not None
         first_line = self._process.stdout.readline().decode().strip()
         prefix = "listening on "
         if not first_line.startswith(prefix):
@@ -69,8 +70,9 @@ class Sandbox:
     def stop(self) -> None:
         self._process.kill()
         self._process.wait()
-        self._process.stdin.close()
-        self._process.stdout.close()
+        for pipe in (self._process.stdin, self._process.stdout):
+            if pipe is not None:
+                pipe.close()
 
     def config(self, key: str = KEY, **settings) -> ClientConfig:
         settings = {"timeout_ms": 10_000, **settings}

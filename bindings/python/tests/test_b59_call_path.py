@@ -182,7 +182,7 @@ def test_b59_forked_child_calls_correctly():
 def gil_kept(name) -> bool:
     import ctypes
 
-    return bool(type(getattr(ffi._UniffiLib, name))._flags_ & ctypes._FUNCFLAG_PYTHONAPI)
+    return bool(type(getattr(ffi._UniffiLib, name))._flags_ & ctypes._FUNCFLAG_PYTHONAPI)  # type: ignore[attr-defined]  # ctypes' own flag, not in typeshed
 
 
 def test_b59_functions_that_never_wait_keep_the_gil_and_the_others_release_it():

@@ -58,7 +58,7 @@ class CountedWakeUps:
             self.count += 1  # under the GIL; a lost increment would only lower the bound's margin
             return original(*args, **kwargs)
 
-        loop.call_soon_threadsafe = counted
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign,assignment]
 
 
 async def verify_all_while_the_loop_is_busy(sandbox, client, references: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -317,7 +318,7 @@ def fork_pool_work(sandbox: Sandbox, tag: str):
     """What each pool test submits: (label, function, arguments, check of the value)."""
     seeded = seed_paid(sandbox, tag, 9)
     pending = [f"{tag}-P{index}" for index in range(3)]
-    work = [(f"verify {s.reference}", process_pools.verify, (s.reference,), verified(s)) for s in seeded + seeded]
+    work: list[tuple[str, Any, tuple[Any, ...], Any]] = [(f"verify {s.reference}", process_pools.verify, (s.reference,), verified(s)) for s in seeded + seeded]
     work += [
         (f"confirm {s.reference}", process_pools.confirm, (s.reference, s.amount, "GHS"), confirmed(s.reference))
         for s in seeded

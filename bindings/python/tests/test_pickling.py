@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import sika
-from sika import AwaitOptions, Cancellation, ClientConfig, SecretKey, SikaError
+from sika import AwaitOptions, Cancellation, SecretKey, SikaError
 from support import FIXTURES_DIR, KEY, blocking_client, charge, transaction_object
 
 PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)

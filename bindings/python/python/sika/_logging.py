@@ -140,7 +140,7 @@ def _follow_level_changes() -> None:
             _following = False
             _refresh()
 
-    manager._clear_cache = clear_cache_and_refresh
+    manager._clear_cache = clear_cache_and_refresh  # type: ignore[attr-defined]  # CPython 3.12+ only
     _following = True
 
 

@@ -10,13 +10,18 @@ from deployments import shop
 client: sika.BlockingClient | None = None
 
 
+def inherited() -> sika.BlockingClient:
+    assert client is not None, "the parent sets `client` before the pool forks"
+    return client
+
+
 def verify(reference: str) -> tuple[int, sika.Transaction]:
-    return os.getpid(), client.verify_transaction(reference)
+    return os.getpid(), inherited().verify_transaction(reference)
 
 
 def charge(reference: str, phone_number: str) -> tuple[int, sika.ChargeResponse]:
-    return os.getpid(), client.initiate_charge(shop.charge_request(reference, phone_number))
+    return os.getpid(), inherited().initiate_charge(shop.charge_request(reference, phone_number))
 
 
 def confirm(reference: str, amount: str, currency: str) -> tuple[int, sika.PaymentCheck]:
-    return os.getpid(), client.confirm_payment(reference, shop.expected_payment(amount, currency))
+    return os.getpid(), inherited().confirm_payment(reference, shop.expected_payment(amount, currency))

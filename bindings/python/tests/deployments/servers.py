@@ -155,6 +155,7 @@ def start(shape: Shape, environment: dict[str, str], log_path: Path) -> Server:
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
     url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    assert shape.command is not None, f"{shape.name} is not started by a command"
     process = launch(shape.command(listener.fileno()), environment, log_path, pass_fds=(listener.fileno(),))
     # The server has its own copy of the socket now.
     listener.close()
