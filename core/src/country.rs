@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::models::BankAccountType;
-use crate::models::json::{service_text, to_json_methods};
+use crate::models::json::{from_json_functions, service_text, to_json_methods};
 
 /// A country the service works in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,6 +23,7 @@ pub struct CountryInfo {
 }
 
 to_json_methods!(CountryInfo);
+from_json_functions!(country_info_from_json => CountryInfo);
 
 struct CountryRow {
     code: &'static str,

@@ -62,23 +62,20 @@ pub use amount::{Amount, AmountParseError};
 pub use blocking::BlockingClient;
 pub use client::Client;
 pub use config::ClientConfig;
-pub use country::{CountryInfo, countries};
+pub use country::{CountryInfo, countries, country_info_from_json};
 pub use error::{Result, SikaError};
-pub use models::json::{
-    bank_from_json, charge_request_from_json, charge_response_from_json, country_info_from_json,
-    custom_field_from_json, customer_from_json, expected_payment_from_json, mobile_money_provider_from_json,
-    transaction_from_json, webhook_event_from_json,
-};
 pub use models::{
     Bank, BankAccountType, ChargeRequest, ChargeResponse, CustomField, Customer, MobileMoneyProvider, Transaction,
+    bank_from_json, charge_request_from_json, charge_response_from_json, custom_field_from_json, customer_from_json,
+    mobile_money_provider_from_json, transaction_from_json,
 };
 pub use rust_decimal::Decimal;
 pub use safety::await_status::{AwaitOptions, Cancellation};
-pub use safety::confirm::{ExpectedPayment, PaymentCheck, check_payment};
+pub use safety::confirm::{ExpectedPayment, PaymentCheck, check_payment, expected_payment_from_json};
 pub use safety::phone::normalize_phone_number;
 pub use safety::webhook::{
     CHARGE_SUCCESS, MAX_WEBHOOK_BYTES, MAX_WEBHOOK_DEPTH, WebhookDecision, WebhookDecisionKind, WebhookEvent,
-    parse_webhook_event,
+    parse_webhook_event, webhook_event_from_json,
 };
 pub use secret::SecretKey;
 pub use status::{MerchantAction, PaymentType, TransactionStatus};

@@ -58,7 +58,7 @@ fn error_kind(error: &SikaError) -> String {
 }
 
 #[tokio::test]
-async fn every_bad_input_is_rejected_or_sent_safely() {
+async fn b30_every_bad_input_is_rejected_or_sent_safely() {
     let sandbox = Sandbox::start();
     let mut config: ClientConfig = sandbox.config();
     config.bank_cache_ttl_seconds = 0;

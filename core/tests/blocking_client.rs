@@ -9,7 +9,7 @@ use sika_core::{Amount, ChargeRequest, SikaError, TransactionStatus};
 use support::{Sandbox, transaction_object};
 
 #[test]
-fn every_operation_works_without_async() {
+fn b19_every_operation_works_without_async() {
     let sandbox = Sandbox::start();
     let client = sandbox.blocking_client();
     assert_eq!(client.list_mobile_money_providers(None).expect("providers").len(), 3);
@@ -35,7 +35,7 @@ fn every_operation_works_without_async() {
 }
 
 #[test]
-fn one_client_is_shared_by_many_threads() {
+fn b18_one_client_is_shared_by_many_threads() {
     let sandbox = Sandbox::start();
     for index in 0..8 {
         sandbox.seed_transaction(&transaction_object(&format!("THREAD-{index}"), "successful", "1.00"));
@@ -59,7 +59,7 @@ fn one_client_is_shared_by_many_threads() {
 }
 
 #[test]
-fn inside_an_async_runtime_it_errors_instead_of_panicking() {
+fn b19_inside_an_async_runtime_it_errors_instead_of_panicking() {
     let sandbox = Sandbox::start();
     let client = sandbox.blocking_client();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");

@@ -107,7 +107,7 @@ fn check_error(name: &str, error: &SikaError, expected: &Value) {
 }
 
 #[test]
-fn every_fixture_decodes_to_its_expected_values() {
+fn b01_every_fixture_decodes_to_its_expected_values() {
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(fixtures_dir().join("cases.json")).expect("cases.json"))
             .expect("cases.json is JSON");
@@ -143,7 +143,7 @@ fn every_fixture_decodes_to_its_expected_values() {
 }
 
 #[test]
-fn raw_json_is_the_transaction_object_as_sent() {
+fn b09_raw_json_is_the_transaction_object_as_sent() {
     let body = std::fs::read(fixtures_dir().join("responses/verify_odd_values.json")).expect("fixture");
     let transaction = decode::transaction_response(200, &body).expect("decodes");
     let text = std::str::from_utf8(&body).expect("utf-8");

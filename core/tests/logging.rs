@@ -7,7 +7,7 @@ use sika_core::{Amount, ChargeRequest, Client, ClientConfig};
 use support::Sandbox;
 
 #[tokio::test]
-async fn logs_name_requests_but_never_the_key_or_a_full_phone_number() {
+async fn b28_logs_name_requests_but_never_the_key_or_a_full_phone_number() {
     support::captured_log::capture(LevelFilter::Trace);
     let sandbox = Sandbox::start();
     let client = sandbox.client();

@@ -109,7 +109,7 @@ fn charge_request() -> ChargeRequest {
 /// Printed (logs, `Debug`) the customer is masked; written as JSON (for the merchant's own
 /// storage) every field is whole and the amount is its exact text.
 #[test]
-fn a_charge_prints_masked_and_writes_its_amount_as_exact_text() {
+fn b40_a_charge_prints_masked_and_writes_its_amount_as_exact_text() {
     let request = charge_request();
     assert_eq!(request.to_string(), "charge ORDER-1: 20.50 GHS from +233*******78 a***@example.com via MTN");
     let debug = format!("{request:?}");

@@ -21,7 +21,7 @@ fn charge(reference: &str) -> ChargeRequest {
 }
 
 #[tokio::test]
-async fn a_read_is_retried_after_a_5xx_and_succeeds() {
+async fn b26_a_read_is_retried_after_a_5xx_and_succeeds() {
     let sandbox = Sandbox::start();
     sandbox.seed_transaction(&transaction_object("RETRY-1", "successful", "5"));
     sandbox.fault("/transaction/verify", "status", 2, json!({ "status": 503 }));
@@ -31,7 +31,7 @@ async fn a_read_is_retried_after_a_5xx_and_succeeds() {
 }
 
 #[tokio::test]
-async fn retries_stop_at_max_retries_with_the_last_error() {
+async fn b26_retries_stop_at_max_retries_with_the_last_error() {
     let sandbox = Sandbox::start();
     sandbox.fault("/bank", "status", 5, json!({ "status": 502 }));
     let result = sandbox.client().list_banks(Some("GH")).await;
@@ -40,7 +40,7 @@ async fn retries_stop_at_max_retries_with_the_last_error() {
 }
 
 #[tokio::test]
-async fn retry_after_is_honoured_and_reported() {
+async fn b26_retry_after_is_honoured_and_reported() {
     let sandbox = Sandbox::start();
     sandbox.seed_transaction(&transaction_object("RL-1", "pending", "5"));
     sandbox.fault("/transaction/verify", "status", 1, json!({ "status": 429, "retry_after": 1 }));
@@ -72,7 +72,7 @@ async fn b29_a_retry_after_over_ten_seconds_is_not_waited_for() {
 }
 
 #[tokio::test]
-async fn the_timeout_bounds_the_whole_call_including_slow_answers() {
+async fn b26_the_timeout_bounds_the_whole_call_including_slow_answers() {
     let sandbox = Sandbox::start();
     sandbox.seed_transaction(&transaction_object("SLOW-1", "pending", "5"));
     let mut config = sandbox.config();
@@ -92,7 +92,7 @@ async fn the_timeout_bounds_the_whole_call_including_slow_answers() {
 }
 
 #[tokio::test]
-async fn a_charge_is_never_retried_and_a_lost_answer_is_outcome_unknown() {
+async fn b26_a_charge_is_never_retried_and_a_lost_answer_is_outcome_unknown() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     sandbox.fault("/charge", "status", 1, json!({ "status": 503 }));
@@ -111,7 +111,7 @@ async fn a_charge_is_never_retried_and_a_lost_answer_is_outcome_unknown() {
 }
 
 #[tokio::test]
-async fn a_charge_refused_by_the_service_is_a_definite_error() {
+async fn b26_a_charge_refused_by_the_service_is_a_definite_error() {
     let sandbox = Sandbox::start();
     sandbox.fault("/charge", "status", 1, json!({ "status": 429 }));
     let result = sandbox.client().initiate_charge(&charge("RATE")).await;

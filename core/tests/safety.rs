@@ -24,7 +24,7 @@ fn fast_await() -> AwaitOptions {
 }
 
 #[tokio::test]
-async fn confirm_payment_confirms_only_an_exact_match() {
+async fn b21_confirm_payment_confirms_only_an_exact_match() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     sandbox.seed_transaction(&transaction_object("PAID-1", "successful", "100.10"));
@@ -49,7 +49,7 @@ async fn confirm_payment_confirms_only_an_exact_match() {
 }
 
 #[tokio::test]
-async fn confirm_payment_checks_the_order_before_sending() {
+async fn b21_confirm_payment_checks_the_order_before_sending() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     for bad in [expected("0", "GHS"), expected("-5", "GHS"), expected("5", "CEDI")] {
@@ -59,7 +59,7 @@ async fn confirm_payment_checks_the_order_before_sending() {
 }
 
 #[tokio::test]
-async fn a_webhook_is_fulfilled_only_after_verification() {
+async fn b22_a_webhook_is_fulfilled_only_after_verification() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     let order = expected("25.00", "GHS");
@@ -99,7 +99,7 @@ async fn a_webhook_is_fulfilled_only_after_verification() {
 }
 
 #[tokio::test]
-async fn malformed_or_foreign_notifications_send_nothing() {
+async fn b22_malformed_or_foreign_notifications_send_nothing() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     let order = expected("1", "GHS");
@@ -122,7 +122,7 @@ async fn malformed_or_foreign_notifications_send_nothing() {
 }
 
 #[tokio::test]
-async fn await_final_status_follows_the_ussd_answer() {
+async fn b23_await_final_status_follows_the_ussd_answer() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     for (suffix, want) in [("0000", TransactionStatus::Successful), ("1111", TransactionStatus::Failed)] {
@@ -134,7 +134,7 @@ async fn await_final_status_follows_the_ussd_answer() {
 }
 
 #[tokio::test]
-async fn await_final_status_times_out_on_a_customer_who_never_answers() {
+async fn b23_await_final_status_times_out_on_a_customer_who_never_answers() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     client.initiate_charge(&charge("WAIT-3333", "+233244123333")).await.expect("charge");
@@ -145,7 +145,7 @@ async fn await_final_status_times_out_on_a_customer_who_never_answers() {
 }
 
 #[tokio::test]
-async fn await_final_status_stops_when_cancelled_and_polls_no_more() {
+async fn b23_await_final_status_stops_when_cancelled_and_polls_no_more() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     client.initiate_charge(&charge("WAIT-CANCEL", "+233244123333")).await.expect("charge");
@@ -165,7 +165,7 @@ async fn await_final_status_stops_when_cancelled_and_polls_no_more() {
 }
 
 #[tokio::test]
-async fn await_final_status_rejects_bad_options_before_sending() {
+async fn b23_await_final_status_rejects_bad_options_before_sending() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     let options = AwaitOptions { interval_ms: 0, ..fast_await() };
@@ -189,7 +189,7 @@ fn charge(reference: &str, phone: &str) -> ChargeRequest {
 /// A server that reads the request and closes the connection without answering: the charge
 /// may have been received, so its outcome is unknown and it must not be re-sent.
 #[tokio::test]
-async fn a_charge_whose_answer_is_lost_is_outcome_unknown_and_sent_once() {
+async fn b25_a_charge_whose_answer_is_lost_is_outcome_unknown_and_sent_once() {
     use tokio::io::AsyncReadExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
@@ -212,7 +212,7 @@ async fn a_charge_whose_answer_is_lost_is_outcome_unknown_and_sent_once() {
 }
 
 #[tokio::test]
-async fn a_charge_that_cannot_connect_was_not_sent() {
+async fn b25_a_charge_that_cannot_connect_was_not_sent() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
     let client = Client::new(ClientConfig::new(support::KEY, format!("http://127.0.0.1:{port}"))).expect("client");
     let result = client.initiate_charge(&charge("NOT-SENT", "+233244125678")).await;
@@ -231,7 +231,7 @@ fn crossed_answer(sandbox: &Sandbox, requested: &str, answered: &str) {
 }
 
 #[tokio::test]
-async fn an_answer_about_another_reference_is_never_a_transaction_of_this_one() {
+async fn b36_an_answer_about_another_reference_is_never_a_transaction_of_this_one() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     let names_both = |error: &SikaError| {

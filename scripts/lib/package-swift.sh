@@ -44,6 +44,7 @@ package_swift() {
   cp "$work/generated/SikaFFI.h" "$tree/Sources/SikaFFI/SikaFFI.h"
   cp "$work/generated/SikaFFI.modulemap" "$tree/Sources/SikaFFI/module.modulemap"
   cp "$work/generated/Sika.swift" "$tree/Sources/Sika/Sika.swift"
+  cp "$work/generated/Sika+Codable.swift" "$tree/Sources/Sika/Sika+Codable.swift"
   _copy_licences "$tree"
   _deterministic_tar "$work" "$name" "$dist/swift/$name.tar.gz"
 
@@ -122,7 +123,7 @@ _check_swift_artifacts() {
   done
   [[ "$(dpkg-deb --field "$deb" Version)" == "$version" ]] || die "package: $deb is not version $version"
   contents="$(tar -tzf "$directory/sika-swift-$version.tar.gz")"
-  for file in Package.swift Sources/Sika/Sika.swift Sources/SikaFFI/SikaFFI.h \
+  for file in Package.swift Sources/Sika/Sika.swift Sources/Sika/Sika+Codable.swift Sources/SikaFFI/SikaFFI.h \
     Sources/SikaFFI/module.modulemap Examples/MobileMoneyFlow/main.swift LICENSE-MIT LICENSE-APACHE; do
     grep -qx "sika-swift-$version/$file" <<<"$contents" || die "package: the Swift sources lack $file"
   done

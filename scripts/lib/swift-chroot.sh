@@ -42,7 +42,8 @@ _swift_chroot_create() {
       fi
       rm -rf --one-file-system "$SWIFT_CHROOT"
     fi
-    debootstrap --variant=minbase trixie "$SWIFT_CHROOT" http://deb.debian.org/debian \
+    # No mirror named: debootstrap's own default serves.
+    debootstrap --variant=minbase trixie "$SWIFT_CHROOT" \
       >"$SIKA_CACHE/swift-debootstrap.log" 2>&1 ||
       { tail -n 20 "$SIKA_CACHE/swift-debootstrap.log" >&2; die "debootstrap failed (log: $SIKA_CACHE/swift-debootstrap.log)"; }
     touch "$base_ready"
@@ -77,6 +78,7 @@ swift_package_prepare() {
   # SwiftPM reads a system library's module map only under this exact name.
   _swift_install_if_changed "$generated/SikaFFI.modulemap" "$SWIFT_PACKAGE_DIR/Sources/SikaFFI/module.modulemap"
   _swift_install_if_changed "$generated/Sika.swift" "$SWIFT_PACKAGE_DIR/Sources/Sika/Sika.swift"
+  _swift_install_if_changed "$generated/Sika+Codable.swift" "$SWIFT_PACKAGE_DIR/Sources/Sika/Sika+Codable.swift"
 }
 
 # Copies only a changed file: a new mtime alone would make SwiftPM recompile the module.

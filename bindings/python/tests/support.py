@@ -29,6 +29,14 @@ SEEDED_TRANSACTION = json.loads((FIXTURES_DIR / "seeded_transaction.json").read_
 # What the seeded transaction decodes to (epoch milliseconds, gateway reference, customer).
 SEEDED_EXPECTED = SEEDED_TRANSACTION["expected"]
 
+
+def scenario_cases(name: str) -> list[dict]:
+    """The cases of a behaviour's scenario file, tests/fixtures/scenarios/NAME (ADR 0037): every
+    language's test of that behaviour runs each of them, so a new case is one row there."""
+    cases = json.loads((FIXTURES_DIR / "scenarios" / name).read_text(encoding="utf-8"))["cases"]
+    assert cases, f"scenarios/{name} has no cases"
+    return cases
+
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 

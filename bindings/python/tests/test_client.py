@@ -20,7 +20,7 @@ from sika import (
     TransactionStatus,
     countries,
 )
-from support import SEEDED_EXPECTED, charge, epoch_ms, transaction_object
+from support import SEEDED_EXPECTED, charge, epoch_ms, scenario_cases, transaction_object
 
 GHANA_PROVIDER_CODES = {"MTN", "VODAFONE", "AIRTELTIGO"}  # sandbox fact
 
@@ -151,14 +151,15 @@ async def test_b12_rejected_input_sends_nothing(client, sandbox):
 
 
 async def test_b13_a_reference_is_always_one_path_segment(client, sandbox):
-    for reference, wire in [("a/b", "a%2Fb"), ("?x", "%3Fx"), ("../../bank", "..%2F..%2Fbank")]:
+    for case in scenario_cases("b13_reference_path.json"):
+        reference = case["reference"]
         sandbox.seed_transaction(transaction_object(reference, "pending", "5"))
         sandbox.clear_requests()
         transaction = await client.verify_transaction(reference)
         assert transaction.tx_ref == reference
         [request] = sandbox.requests()
-        assert request["path"] == "/transaction/verify/" + wire
-        assert request["query"] is None
+        assert request["path"] == case["sent_path"], reference
+        assert request["query"] is None, reference
 
 
 async def wait_for_final(client, reference, limit_seconds=5.0):

@@ -11,6 +11,7 @@
 
 mod patch;
 mod python_stub;
+mod swift_codable;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,8 +44,13 @@ fn main() -> ExitCode {
 }
 
 /// Sika's steps after UniFFI's generator: the patches, then for Python the typed declarations
-/// (ADR 0016).
+/// (ADR 0016) and for Swift the `Codable` conformances (ADR 0035), both from the metadata.
 fn generate(language: &str, out_dir: &std::path::Path, library: Option<&std::path::Path>) -> Result<(), String> {
+    if language == "swift" {
+        let library = library.ok_or("--library is needed to read the interface's metadata")?;
+        patch::apply(language, out_dir, Some(library))?;
+        return swift_codable::write(out_dir, library);
+    }
     if language != "python" {
         return patch::apply(language, out_dir, library);
     }

@@ -3,7 +3,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::descriptive;
-use super::json::{optional_timestamp_text, service_text, to_json_methods};
+use super::json::{from_json_functions, optional_timestamp_text, service_text, to_json_methods};
 use crate::timestamp::Timestamp;
 
 /// A bank of a country, for bank pickers.
@@ -45,6 +45,7 @@ pub struct Bank {
 }
 
 to_json_methods!(Bank);
+from_json_functions!(bank_from_json => Bank);
 
 /// The account number scheme of a bank. Prints as the service's text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -2,7 +2,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::json::{amount_text, to_json_methods};
+use super::json::{amount_text, from_json_functions, to_json_methods};
 use crate::amount::Amount;
 use crate::validation::{mask_email, mask_phone};
 
@@ -91,3 +91,7 @@ pub struct ChargeResponse {
 }
 
 to_json_methods!(ChargeRequest, ChargeResponse);
+from_json_functions! {
+    charge_request_from_json => ChargeRequest,
+    charge_response_from_json => ChargeResponse,
+}

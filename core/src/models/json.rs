@@ -9,6 +9,10 @@
 //! The same text reads back (`transaction_from_json()` and the other `*_from_json()`): the
 //! records derive `Deserialize` for their `to_json()` form, with the readers below next to the
 //! writers, so `from_json(to_json(x)) == x` for every record (ADR 0017).
+//!
+//! Only the writers, the readers and the two macros live here; each record's module invokes
+//! `to_json_methods!` and `from_json_functions!` beside the record, so this module imports no
+//! record and no record's module imports it back for its own functions.
 
 use std::borrow::Cow;
 use std::fmt::Display;
@@ -18,11 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serializer};
 
 use crate::amount::Amount;
-use crate::country::CountryInfo;
 use crate::error::SikaError;
-use crate::models::{Bank, ChargeRequest, ChargeResponse, CustomField, Customer, MobileMoneyProvider, Transaction};
-use crate::safety::confirm::ExpectedPayment;
-use crate::safety::webhook::WebhookEvent;
 use crate::status::{PaymentType, TransactionStatus};
 use crate::timestamp::Timestamp;
 
@@ -115,21 +115,10 @@ macro_rules! from_json_functions {
         /// record, statuses through the decoder's parsers, the amount with its scale. Any other
         /// text is `InvalidInput` for the field `json`.
         #[cfg_attr(feature = "uniffi", uniffi::export)]
-        pub fn $function(json: String) -> Result<$record, SikaError> {
-            from_text(&json, stringify!($record))
+        pub fn $function(json: String) -> Result<$record, $crate::SikaError> {
+            $crate::models::json::from_text(&json, stringify!($record))
         }
     )*};
 }
 
-from_json_functions! {
-    transaction_from_json => Transaction,
-    customer_from_json => Customer,
-    custom_field_from_json => CustomField,
-    bank_from_json => Bank,
-    mobile_money_provider_from_json => MobileMoneyProvider,
-    charge_request_from_json => ChargeRequest,
-    charge_response_from_json => ChargeResponse,
-    country_info_from_json => CountryInfo,
-    webhook_event_from_json => WebhookEvent,
-    expected_payment_from_json => ExpectedPayment,
-}
+pub(crate) use from_json_functions;

@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::descriptive;
-use super::json::{optional_timestamp_text, to_json_methods};
+use super::json::{from_json_functions, optional_timestamp_text, to_json_methods};
 use crate::timestamp::Timestamp;
 
 /// A mobile money provider of a country, for provider pickers.
@@ -45,3 +45,4 @@ pub struct MobileMoneyProvider {
 }
 
 to_json_methods!(MobileMoneyProvider);
+from_json_functions!(mobile_money_provider_from_json => MobileMoneyProvider);

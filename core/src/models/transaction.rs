@@ -6,8 +6,8 @@ use serde_json::value::RawValue;
 
 use super::descriptive::{Descriptive, object_fields};
 use super::json::{
-    amount_text, optional_payment_type_from_text, optional_service_text, optional_timestamp_text, service_text,
-    status_from_text, to_json_methods,
+    amount_text, from_json_functions, optional_payment_type_from_text, optional_service_text, optional_timestamp_text,
+    service_text, status_from_text, to_json_methods,
 };
 use crate::amount::Amount;
 use crate::status::{PaymentType, TransactionStatus};
@@ -131,6 +131,11 @@ pub struct CustomField {
 }
 
 to_json_methods!(Transaction, Customer, CustomField);
+from_json_functions! {
+    transaction_from_json => Transaction,
+    customer_from_json => Customer,
+    custom_field_from_json => CustomField,
+}
 
 /// `transaction ORDER-1: successful, 100.10 GHS, customer +233*******56 a***@example.com`
 impl fmt::Display for Transaction {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::amount::Amount;
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
-use crate::models::json::{amount_text, to_json_methods};
+use crate::models::json::{amount_text, from_json_functions, to_json_methods};
 use crate::status::{MerchantAction, TransactionStatus};
 
 /// What the merchant's order says the payment must be.
@@ -20,6 +20,7 @@ pub struct ExpectedPayment {
 }
 
 to_json_methods!(ExpectedPayment);
+from_json_functions!(expected_payment_from_json => ExpectedPayment);
 
 /// The outcome of checking a verified transaction against the order. Ship only on `Confirmed`.
 #[derive(Debug, Clone, PartialEq, Eq)]

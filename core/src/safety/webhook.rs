@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
-use crate::models::json::to_json_methods;
+use crate::models::json::{from_json_functions, to_json_methods};
 use crate::safety::confirm::{ExpectedPayment, PaymentCheck, check_payment};
 use crate::safety::grace::NotFound;
 use crate::status::MerchantAction;
@@ -34,6 +34,7 @@ pub struct WebhookEvent {
 }
 
 to_json_methods!(WebhookEvent);
+from_json_functions!(webhook_event_from_json => WebhookEvent);
 
 /// `webhook charge.success for ORDER-1`
 impl fmt::Display for WebhookEvent {

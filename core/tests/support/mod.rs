@@ -198,6 +198,15 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The cases of a behaviour's scenario file, `tests/fixtures/scenarios/NAME` (ADR 0037): every
+/// language's test of that behaviour runs each of them, so a new case is one row there.
+pub fn scenario_cases(name: &str) -> Vec<Value> {
+    let file = fixture(&format!("scenarios/{name}"));
+    let cases = file["cases"].as_array().unwrap_or_else(|| panic!("scenarios/{name} has no cases"));
+    assert!(!cases.is_empty(), "scenarios/{name} has no cases");
+    cases.clone()
+}
+
 /// The `setup` of one scenario of `tests/fixtures/faults.json` (faults that are not one verify
 /// call): every language's test of that behaviour takes its parameters from there.
 pub fn scenario(id: &str) -> Value {

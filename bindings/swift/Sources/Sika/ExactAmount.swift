@@ -66,7 +66,19 @@ extension ExactAmount: Codable {
         try container.encode(text)
     }
 
+    /// Reads an amount from its JSON text, accepted only if the core reads it as a decimal (the
+    /// core's own parser decides, through its reader of an `ExpectedPayment`). Other text
+    /// (`"NaN"`, `"ten"`, `""`) is a `DecodingError.dataCorrupted` whose underlying error is the
+    /// core's `SikaError.InvalidInput`: a stored order never comes back holding a non-amount.
     public init(from decoder: any Decoder) throws {
-        self.init(try decoder.singleValueContainer().decode(String.self))
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        let probe = String(decoding: try JSONEncoder().encode(["amount": text, "currency": "GHS"]), as: UTF8.self)
+        do {
+            self = try expectedPaymentFromJson(json: probe).amount
+        } catch {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath, debugDescription: "not a decimal amount: \(error)", underlyingError: error))
+        }
     }
 }

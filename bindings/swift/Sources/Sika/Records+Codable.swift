@@ -45,47 +45,9 @@ extension CoreJSONCodable {
     }
 }
 
-extension Bank: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> Bank { try bankFromJson(json: json) }
-}
-
-extension ChargeRequest: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> ChargeRequest { try chargeRequestFromJson(json: json) }
-}
-
-extension ChargeResponse: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> ChargeResponse { try chargeResponseFromJson(json: json) }
-}
-
-extension CountryInfo: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> CountryInfo { try countryInfoFromJson(json: json) }
-}
-
-extension CustomField: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> CustomField { try customFieldFromJson(json: json) }
-}
-
-extension Customer: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> Customer { try customerFromJson(json: json) }
-}
-
-extension ExpectedPayment: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> ExpectedPayment { try expectedPaymentFromJson(json: json) }
-}
-
-extension MobileMoneyProvider: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> MobileMoneyProvider {
-        try mobileMoneyProviderFromJson(json: json)
-    }
-}
-
-extension Transaction: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> Transaction { try transactionFromJson(json: json) }
-}
-
-extension WebhookEvent: CoreJSONCodable {
-    public static func fromJson(_ json: String) throws -> WebhookEvent { try webhookEventFromJson(json: json) }
-}
+// Which records are `CoreJSONCodable`, and which enums `ServiceTextCodable`, is generated from
+// the library's metadata into `Sika+Codable.swift` next to `Sika.swift` (ADR 0035): every record
+// with a `*_from_json` reader in the core, every enum with a `*_from_text` parser.
 
 /// An enum the service writes as text: encoded as the core's text of it (its `description`),
 /// decoded by the core's own parser of that text (an unknown text is kept as `.other`/`.unknown`).
@@ -102,23 +64,5 @@ extension ServiceTextCodable {
 
     public init(from decoder: any Decoder) throws {
         self = Self.fromServiceText(try decoder.singleValueContainer().decode(String.self))
-    }
-}
-
-extension TransactionStatus: ServiceTextCodable {
-    public static func fromServiceText(_ text: String) -> TransactionStatus {
-        transactionStatusFromText(text: text)
-    }
-}
-
-extension PaymentType: ServiceTextCodable {
-    public static func fromServiceText(_ text: String) -> PaymentType {
-        paymentTypeFromText(text: text)
-    }
-}
-
-extension BankAccountType: ServiceTextCodable {
-    public static func fromServiceText(_ text: String) -> BankAccountType {
-        bankAccountTypeFromText(text: text)
     }
 }

@@ -61,6 +61,16 @@ final class RecordsAsDataTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode([Amount].self, from: Data(#"["0.10"]"#.utf8)).first?.text, "0.10")
     }
 
+    func testB40AnAmountDecodesOnlyFromDecimalText() throws {
+        XCTAssertEqual(try JSONDecoder().decode([Amount].self, from: Data(#"["25.50", "-1", "100"]"#.utf8)).map(\.text), ["25.50", "-1", "100"])
+        for text in ["NaN", "ten", "", "1.2.3", "25,50", " 25.50", "Infinity", "0x10"] {
+            let json = try JSONEncoder().encode([text])
+            XCTAssertThrowsError(try JSONDecoder().decode([Amount].self, from: json), text) { error in
+                guard case DecodingError.dataCorrupted = error else { return XCTFail("\(text): \(error)") }
+            }
+        }
+    }
+
     func testB40StatusesAndPaymentTypesAreTheServiceTextBothWays() throws {
         let statuses: [TransactionStatus] = [.successful, .pending, .failed, .abandoned, .reversed, .unknown(value: "success")]
         let statusTexts = try JSONDecoder().decode([String].self, from: JSONEncoder().encode(statuses))

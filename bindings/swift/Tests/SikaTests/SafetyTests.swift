@@ -298,14 +298,17 @@ final class SafetyTests: XCTestCase {
     // MARK: B24 normalizePhoneNumber
 
     func testB24NormalizePhoneNumber() throws {
-        for typed in ["024 412 3456", "0244123456", "233244123456", "+233 24 412 3456", "00233 24-412-3456", "(024) 412.3456"] {
-            XCTAssertEqual(try normalizePhoneNumber(input: typed, country: "GH"), "+233244123456", typed)
+        for testCase in try scenarioCases("b24_phone_numbers.json") {
+            let input = try XCTUnwrap(testCase["input"] as? String)
+            let country = try XCTUnwrap(testCase["country"] as? String)
+            let expect = try XCTUnwrap(testCase["expect"] as? [String: Any])
+            if let normalized = expect["normalized"] as? String {
+                XCTAssertEqual(try normalizePhoneNumber(input: input, country: country), normalized, "\(input) in \(country)")
+            } else {
+                let error = sikaError(blocking: { try normalizePhoneNumber(input: input, country: country) })
+                XCTAssertEqual(invalidField(error), expect["invalid_input"] as? String, "\(input) in \(country)")
+            }
         }
-        XCTAssertEqual(try normalizePhoneNumber(input: "0712 345 678", country: "ke"), "+254712345678")
-        let short = sikaError(blocking: { try normalizePhoneNumber(input: "024412345", country: "GH") })
-        XCTAssertEqual(invalidField(short), "phone_number")
-        let nigeria = sikaError(blocking: { try normalizePhoneNumber(input: "0244123456", country: "NG") })
-        XCTAssertEqual(invalidField(nigeria), "country")
     }
 
     // MARK: B25 ChargeOutcomeUnknown

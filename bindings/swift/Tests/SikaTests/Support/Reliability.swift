@@ -42,6 +42,14 @@ func fixtureObject(_ name: String, file: StaticString = #filePath, line: UInt = 
     return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any], name, file: file, line: line)
 }
 
+/// The cases of a behaviour's scenario file, tests/fixtures/scenarios/NAME (ADR 0037): every
+/// language's test of that behaviour runs each of them, so a new case is one row there.
+func scenarioCases(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+    let cases = try XCTUnwrap(fixtureObject("scenarios/\(name)")["cases"] as? [[String: Any]], name, file: file, line: line)
+    XCTAssertFalse(cases.isEmpty, "scenarios/\(name) has no cases", file: file, line: line)
+    return cases
+}
+
 /// The `setup` of one scenario of tests/fixtures/faults.json (faults that are not one verify
 /// call): every language's test of that behaviour takes its parameters from there.
 func scenario(_ id: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {

@@ -24,6 +24,15 @@ fun scenario(id: String): JsonObject =
         .map { it.jsonObject }
         .single { it["id"]!!.jsonPrimitive.content == id }["setup"]!!.jsonObject
 
+/**
+ * The cases of a behaviour's scenario file, tests/fixtures/scenarios/[name] (ADR 0037): every
+ * language's test of that behaviour runs each of them, so a new case is one row there.
+ */
+fun scenarioCases(name: String): List<JsonObject> =
+    Json.parseToJsonElement(File(FIXTURES, "scenarios/$name").readText()).jsonObject["cases"]!!.jsonArray
+        .map { it.jsonObject }
+        .also { check(it.isNotEmpty()) { "scenarios/$name has no cases" } }
+
 /** tests/fixtures/seeded_transaction.json: the transaction every suite seeds, and what it decodes to. */
 private val seededTransaction = Json.parseToJsonElement(File(FIXTURES, "seeded_transaction.json").readText()).jsonObject
 
