@@ -12,7 +12,7 @@ use axum::routing::{get, post};
 use crate::envelope::error;
 use crate::state::AppState;
 use crate::store::LoggedRequest;
-use crate::{api, charge, control, fault};
+use crate::{api, charge, control, fault, request_id};
 
 /// Builds the whole service.
 pub fn router(state: AppState) -> Router {
@@ -31,6 +31,7 @@ pub fn router(state: AppState) -> Router {
         // Layers added later run first: the request is logged, then maybe faulted.
         .layer(middleware::from_fn_with_state(state.clone(), fault::inject))
         .layer(middleware::from_fn_with_state(state.clone(), log_request))
+        .layer(middleware::from_fn(request_id::stamp))
         .with_state(state)
 }
 

@@ -14,12 +14,12 @@
 //! | `GET /__sandbox/requests` | | 200, the request log |
 //! | `DELETE /__sandbox/requests` | | 200, data null |
 //! | `GET /__sandbox/webhooks` | | 200, the webhook attempts |
-//! | `POST /__sandbox/webhooks/send` | `{"reference", "event"?, "times"?, "url"?, "body"?}` | 200, the attempts |
+//! | `POST /__sandbox/webhooks/send` | `{"reference", "event"?, "times"?, "concurrent"?, "url"?, "body"?}` | 200, the first attempts |
 //! | `POST /__sandbox/faults` | a fault (see [`crate::fault`]) | 201, the fault with its id |
 //! | `GET /__sandbox/faults` | | 200, the faults still waiting |
 //! | `DELETE /__sandbox/faults` | | 200, data null |
 //! | `GET /__sandbox/settings` | | 200, the settings |
-//! | `POST /__sandbox/settings` | any of `{"webhook_url", "confirm_after_ms", "webhook_repeat"}` | 200, the settings |
+//! | `POST /__sandbox/settings` | any of `{"webhook_url", "confirm_after_ms", "webhook_repeat", "webhook_retry_ms"}` | 200, the settings |
 //! | `GET /__sandbox/connections` | | 200, data `{"open", "accepted"}`: TCP connections open now (this request's own included) and accepted since start |
 //! | `POST /__sandbox/reset` | | 200, data null (settings are kept) |
 
@@ -198,6 +198,7 @@ struct SettingsView {
     webhook_url: Option<String>,
     confirm_after_ms: u64,
     webhook_repeat: u32,
+    webhook_retry_ms: Vec<u64>,
 }
 
 impl From<Settings> for SettingsView {
@@ -206,6 +207,11 @@ impl From<Settings> for SettingsView {
             webhook_url: settings.webhook.as_ref().map(|target| target.url().to_owned()),
             confirm_after_ms: u64::try_from(settings.confirm_after.as_millis()).unwrap_or(u64::MAX),
             webhook_repeat: settings.webhook_repeat,
+            webhook_retry_ms: settings
+                .webhook_retry
+                .iter()
+                .map(|wait| u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
+                .collect(),
         }
     }
 }
@@ -230,6 +236,9 @@ async fn update_settings(State(state): State<AppState>, body: Body) -> Response 
         if let Some(repeat) = change.webhook_repeat {
             settings.webhook_repeat = repeat;
         }
+        if let Some(retry) = change.webhook_retry {
+            settings.webhook_retry = retry;
+        }
     });
     success(StatusCode::OK, "Settings updated", &SettingsView::from(settings))
 }
@@ -240,12 +249,13 @@ struct SettingsChange {
     webhook: Option<Option<WebhookTarget>>,
     confirm_after: Option<Duration>,
     webhook_repeat: Option<u32>,
+    webhook_retry: Option<Vec<Duration>>,
 }
 
 impl SettingsChange {
     fn parse(body: Body) -> Result<Self, Refusal> {
         let object = object_body(body)?;
-        reject_unknown(&object, &["webhook_url", "confirm_after_ms", "webhook_repeat"], "setting")?;
+        reject_unknown(&object, &["webhook_url", "confirm_after_ms", "webhook_repeat", "webhook_retry_ms"], "setting")?;
         let webhook = match object.get("webhook_url") {
             None => None,
             Some(Value::Null) => Some(None),
@@ -272,8 +282,21 @@ impl SettingsChange {
                 )
             })
             .transpose()?;
-        Ok(Self { webhook, confirm_after, webhook_repeat })
+        let webhook_retry = object.get("webhook_retry_ms").map(retry_schedule).transpose()?;
+        Ok(Self { webhook, confirm_after, webhook_repeat, webhook_retry })
     }
+}
+
+/// `webhook_retry_ms`: an array of waits in milliseconds, checked as the command line's.
+fn retry_schedule(value: &Value) -> Result<Vec<Duration>, Refusal> {
+    let refuse = |reason: &str| bad_request(&format!("webhook_retry_ms must be an array of milliseconds: {reason}"));
+    let waits = value.as_array().ok_or_else(|| refuse("not an array"))?;
+    let text = waits
+        .iter()
+        .map(|wait| wait.as_u64().map(|ms| ms.to_string()).ok_or_else(|| refuse("not a non-negative integer")))
+        .collect::<Result<Vec<_>, _>>()?
+        .join(",");
+    webhook::parse_retry_schedule(&text).map_err(|reason| refuse(&reason))
 }
 
 /// A string field: `Ok(None)` when absent or null, a 400 when of another type.
@@ -298,7 +321,7 @@ async fn send_webhook(State(state): State<AppState>, body: Body) -> Response {
 /// Reads `{"reference", "event"?, "times"?, "url"?, "body"?}`: where to send what.
 fn forced_notification(state: &AppState, body: Body) -> Result<(WebhookTarget, Notification), Refusal> {
     let object = object_body(body)?;
-    reject_unknown(&object, &["reference", "event", "times", "url", "body"], "field")?;
+    reject_unknown(&object, &["reference", "event", "times", "concurrent", "url", "body"], "field")?;
     let reference = string_field(&object, "reference")?;
     let event = string_field(&object, "event")?.unwrap_or_else(|| CHARGE_SUCCESS.to_owned());
     let times = match object.get("times") {
@@ -321,7 +344,12 @@ fn forced_notification(state: &AppState, body: Body) -> Result<(WebhookTarget, N
         Some(url) => WebhookTarget::loopback(&url).map_err(|reason| bad_request(&format!("Invalid url: {reason}")))?,
         None => state.settings().webhook.ok_or_else(|| bad_request("No webhook URL configured"))?,
     };
-    Ok((target, Notification { event, reference, body, times }))
+    let concurrent = match object.get("concurrent") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(concurrent)) => *concurrent,
+        Some(_) => return Err(bad_request("concurrent must be a boolean")),
+    };
+    Ok((target, Notification { event, reference, body, times, concurrent }))
 }
 
 async fn reset(State(state): State<AppState>) -> Response {

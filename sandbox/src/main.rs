@@ -19,6 +19,7 @@ mod fault;
 mod listener;
 mod paced;
 mod raw_object;
+mod request_id;
 mod seed;
 mod state;
 mod store;
@@ -40,6 +41,9 @@ use crate::listener::{AbortableListener, PeerInfo};
 use crate::state::{Settings, Shared};
 use crate::webhook::WebhookTarget;
 
+/// A webhook retry schedule as clap parses it (a bare `Vec` would mean a repeated flag).
+type RetrySchedule = Vec<Duration>;
+
 /// The most deliveries of one notification that can be asked for (CLI and control API).
 pub const MAX_WEBHOOK_REPEAT: u32 = 100;
 
@@ -53,7 +57,7 @@ struct Cli {
     #[arg(long, default_value_t = 0)]
     port: u16,
     /// The secret key clients must send as `Authorization: Bearer <KEY>`.
-    #[arg(long)]
+    #[arg(long, env = "SIKA_SANDBOX_SECRET_KEY", hide_env_values = true)]
     secret_key: String,
     /// Address to bind. The control API only answers loopback peers whatever this is.
     #[arg(long, default_value = "127.0.0.1")]
@@ -68,6 +72,10 @@ struct Cli {
     /// simulate repeated deliveries.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_WEBHOOK_REPEAT)))]
     webhook_repeat: u32,
+    /// Waits in milliseconds before each retry of a webhook delivery that was answered
+    /// non-2xx or timed out, comma-separated (`1000,5000`); empty (the default): no retries.
+    #[arg(long, default_value = "", value_parser = webhook::parse_retry_schedule)]
+    webhook_retry_ms: RetrySchedule,
     /// Also exit when standard input reaches end of file, so a harness that dies (and so
     /// closes the pipe) never leaves the sandbox running.
     #[arg(long)]
@@ -99,6 +107,7 @@ fn main() -> ExitCode {
         confirm_after: Duration::from_millis(cli.confirm_after_ms),
         webhook,
         webhook_repeat: cli.webhook_repeat,
+        webhook_retry: cli.webhook_retry_ms.clone(),
     };
     let state = Arc::new(Shared::new(&cli.secret_key, settings));
     let code = runtime.block_on(run(&cli, state));

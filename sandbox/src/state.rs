@@ -34,6 +34,8 @@ pub struct Settings {
     /// How many times each `charge.success` of the simulation is delivered (repeated
     /// deliveries, as a real service's retries would cause).
     pub webhook_repeat: u32,
+    /// The waits before each retry of a delivery that failed (empty: no retries).
+    pub webhook_retry: Vec<std::time::Duration>,
 }
 
 impl Shared {

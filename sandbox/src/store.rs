@@ -40,6 +40,14 @@ pub struct WebhookAttempt {
     pub http_status: Option<u16>,
     /// Why it was not delivered; `null` when it was.
     pub error: Option<String>,
+    /// Which delivery this attempt belongs to (from 1; a delivery's retries share it).
+    pub delivery_id: u64,
+    /// 1 for the first attempt of a delivery, 2 for its first retry, and so on.
+    pub attempt: u32,
+    /// When the attempt was sent (`2024-01-15T10:30:00.000Z`).
+    pub sent_at: String,
+    /// How long the receiver took to answer (or to fail), in milliseconds.
+    pub duration_ms: u64,
 }
 
 /// An injected fault waiting for its requests.
@@ -88,6 +96,7 @@ struct Inner {
     /// In the order they were added, which is the order they are used in.
     faults: Vec<StoredFault>,
     next_fault_id: u64,
+    next_delivery_id: u64,
     next_transaction_id: u64,
     next_customer_id: u64,
     next_version: u64,
@@ -102,6 +111,7 @@ impl Inner {
             webhooks: Vec::new(),
             faults: Vec::new(),
             next_fault_id: 1,
+            next_delivery_id: 1,
             next_transaction_id: 1,
             next_customer_id: 1,
             next_version: 1,
@@ -226,6 +236,14 @@ impl Store {
 
     pub fn log_webhook(&self, attempt: WebhookAttempt) {
         self.lock().webhooks.push(attempt);
+    }
+
+    /// A new delivery's id (its attempts, retries included, all carry it).
+    pub fn next_delivery_id(&self) -> u64 {
+        let mut inner = self.lock();
+        let id = inner.next_delivery_id;
+        inner.next_delivery_id += 1;
+        id
     }
 
     pub fn webhooks(&self) -> Vec<WebhookAttempt> {

@@ -1,13 +1,17 @@
 //! Delivery of webhook notifications: `charge.success` from the USSD simulation, and the ones
 //! tests force through `POST /__sandbox/webhooks/send`.
 //!
-//! No retries (the spec states none): the simulation delivers each `charge.success`
-//! `webhook_repeat` times (default 1), one after the other, to simulate repeated deliveries.
-//! Every attempt is recorded for `GET /__sandbox/webhooks`; a failure is logged to stderr and
-//! otherwise ignored.
+//! As a real service does, a delivery answered with a non-2xx status, or not answered within
+//! [`DELIVERY_TIMEOUT`], is retried in the background on the `webhook_retry_ms` schedule (the
+//! setting; `sika-sandbox` retries nothing unless asked, `sika sandbox` asks for 1 s, 5 s,
+//! 25 s, 60 s: ADR 0041). The simulation delivers each `charge.success`
+//! `webhook_repeat` times (default 1), one after the other, to simulate repeated deliveries;
+//! a forced notification may ask for its deliveries all at once (`concurrent`). Every attempt
+//! is recorded for `GET /__sandbox/webhooks` with the receiver's answer and its time; a failure
+//! is also logged to stderr.
 
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -16,6 +20,29 @@ use crate::store::WebhookAttempt;
 
 /// A receiver that is slower than this counts as not delivered.
 const DELIVERY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most retries a schedule may hold.
+pub const MAX_RETRIES: usize = 20;
+
+/// The longest wait a schedule may hold (one hour).
+pub const MAX_RETRY_WAIT_MS: u64 = 3_600_000;
+
+/// Reads a retry schedule: waits in milliseconds, comma-separated (empty: no retries).
+pub fn parse_retry_schedule(text: &str) -> Result<Vec<Duration>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let waits = text
+        .split(',')
+        .map(|wait| wait.trim().parse::<u64>().ok().filter(|ms| *ms <= MAX_RETRY_WAIT_MS).map(Duration::from_millis))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| format!("each wait must be a whole number of milliseconds up to {MAX_RETRY_WAIT_MS}"))?;
+    if waits.len() > MAX_RETRIES {
+        return Err(format!("at most {MAX_RETRIES} retries"));
+    }
+    Ok(waits)
+}
 
 /// The event the simulation sends.
 pub const CHARGE_SUCCESS: &str = "charge.success";
@@ -29,7 +56,7 @@ pub struct WebhookTarget {
 
 /// What one POST to the receiver came to.
 #[derive(Debug)]
-struct Delivery {
+struct Answer {
     /// The receiver's HTTP status, when it answered at all.
     http_status: Option<u16>,
     /// Why it does not count as delivered (transport error or non-2xx answer).
@@ -70,7 +97,7 @@ impl WebhookTarget {
     }
 
     /// One POST; delivered when the receiver answered with a 2xx status.
-    async fn deliver(&self, body: Vec<u8>) -> Delivery {
+    async fn post(&self, body: Vec<u8>) -> Answer {
         let sent = self
             .client
             .post(self.url.clone())
@@ -82,9 +109,9 @@ impl WebhookTarget {
             Ok(response) => {
                 let status = response.status();
                 let error = (!status.is_success()).then(|| format!("the receiver answered HTTP {}", status.as_u16()));
-                Delivery { http_status: Some(status.as_u16()), error }
+                Answer { http_status: Some(status.as_u16()), error }
             }
-            Err(e) => Delivery { http_status: None, error: Some(error_chain(&e)) },
+            Err(e) => Answer { http_status: None, error: Some(error_chain(&e)) },
         }
     }
 }
@@ -135,38 +162,100 @@ pub fn charge_success_body(reference: &str) -> Result<Vec<u8>, serde_json::Error
 }
 
 /// One notification to send, as many times as asked.
+#[derive(Clone)]
 pub struct Notification {
     pub event: String,
     pub reference: Option<String>,
     pub body: Vec<u8>,
     pub times: u32,
+    /// All `times` deliveries at once (idempotency tests) rather than one after the other.
+    pub concurrent: bool,
 }
 
-/// Sends the notification `times` times, one after the other, recording (and returning)
-/// every attempt.
+/// Sends the notification `times` times (one after the other, or all at once), recording
+/// every attempt; returns the first attempt of each delivery. A delivery that failed is
+/// retried in the background on the retry schedule in force.
 pub async fn deliver_now(state: &AppState, target: &WebhookTarget, notification: Notification) -> Vec<WebhookAttempt> {
-    let mut attempts = Vec::new();
-    for _ in 0..notification.times {
-        let delivery = target.deliver(notification.body.clone()).await;
-        if let Some(reason) = &delivery.error {
+    let retries = state.settings().webhook_retry;
+    if notification.concurrent {
+        let mut deliveries = tokio::task::JoinSet::new();
+        for _ in 0..notification.times {
+            let delivery = Delivery::new(state, target, &notification);
+            let retries = retries.clone();
+            deliveries.spawn(async move { delivery.first_attempt(retries).await });
+        }
+        let mut attempts = deliveries.join_all().await;
+        attempts.sort_by_key(|attempt| attempt.delivery_id);
+        attempts
+    } else {
+        let mut attempts = Vec::new();
+        for _ in 0..notification.times {
+            attempts.push(Delivery::new(state, target, &notification).first_attempt(retries.clone()).await);
+        }
+        attempts
+    }
+}
+
+/// One delivery of a notification: its first attempt and its retries.
+struct Delivery {
+    state: AppState,
+    target: WebhookTarget,
+    notification: Notification,
+    id: u64,
+}
+
+impl Delivery {
+    fn new(state: &AppState, target: &WebhookTarget, notification: &Notification) -> Self {
+        let id = state.store.next_delivery_id();
+        Self { state: state.clone(), target: target.clone(), notification: notification.clone(), id }
+    }
+
+    /// Makes the first attempt; when it fails, the retries go on in the background.
+    async fn first_attempt(self, retries: Vec<Duration>) -> WebhookAttempt {
+        let first = self.attempt(1).await;
+        if !first.delivered && !retries.is_empty() {
+            tokio::spawn(self.retry(retries));
+        }
+        first
+    }
+
+    async fn retry(self, retries: Vec<Duration>) {
+        for (wait, number) in retries.into_iter().zip(2..) {
+            tokio::time::sleep(wait).await;
+            if self.attempt(number).await.delivered {
+                return;
+            }
+        }
+    }
+
+    async fn attempt(&self, number: u32) -> WebhookAttempt {
+        let sent_at = crate::time::now_iso();
+        let started = Instant::now();
+        let answer = self.target.post(self.notification.body.clone()).await;
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some(reason) = &answer.error {
             eprintln!(
-                "sika-sandbox: webhook {} for {:?} not delivered: {reason}",
-                notification.event,
-                notification.reference.as_deref().unwrap_or_default()
+                "sika-sandbox: webhook {} for {:?} (delivery {}, attempt {number}) not delivered: {reason}",
+                self.notification.event,
+                self.notification.reference.as_deref().unwrap_or_default(),
+                self.id
             );
         }
         let attempt = WebhookAttempt {
-            reference: notification.reference.clone(),
-            delivered: delivery.error.is_none(),
-            event: notification.event.clone(),
-            url: target.url().to_owned(),
-            http_status: delivery.http_status,
-            error: delivery.error,
+            reference: self.notification.reference.clone(),
+            delivered: answer.error.is_none(),
+            event: self.notification.event.clone(),
+            url: self.target.url().to_owned(),
+            http_status: answer.http_status,
+            error: answer.error,
+            delivery_id: self.id,
+            attempt: number,
+            sent_at,
+            duration_ms,
         };
-        state.store.log_webhook(attempt.clone());
-        attempts.push(attempt);
+        self.state.store.log_webhook(attempt.clone());
+        attempt
     }
-    attempts
 }
 
 /// Sends `charge.success` for `reference` in the background (`webhook_repeat` times), when a
@@ -190,6 +279,7 @@ pub fn spawn_charge_success(state: &AppState, reference: String) {
             reference: Some(reference),
             body,
             times: settings.webhook_repeat,
+            concurrent: false,
         };
         deliver_now(&state, &target, notification).await;
     });
@@ -211,6 +301,16 @@ mod tests {
             String::from_utf8(body).ok().as_deref(),
             Some(r#"{"event":"charge.failed","data":{"reference":"a\"b"}}"#)
         );
+    }
+
+    #[test]
+    fn retry_schedules() {
+        assert_eq!(parse_retry_schedule(""), Ok(vec![]));
+        assert_eq!(parse_retry_schedule("10, 20"), Ok(vec![Duration::from_millis(10), Duration::from_millis(20)]));
+        assert!(parse_retry_schedule("1000,5000,25000,60000").is_ok());
+        for bad in ["x", "10,", "-1", "3600001", &["1"; 21].join(",")] {
+            assert!(parse_retry_schedule(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

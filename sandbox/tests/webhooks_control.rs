@@ -21,6 +21,22 @@ async fn assert_no_more(deliveries: &mut Deliveries, wait: Duration) {
     assert!(deliveries.try_recv().is_err(), "unexpected extra delivery");
 }
 
+/// The webhook log without the fields that vary from run to run (`sent_at`, `duration_ms`),
+/// after checking they are there.
+fn without_times(log: &Value) -> Value {
+    log.as_array()
+        .expect("webhook log")
+        .iter()
+        .map(|attempt| {
+            let mut attempt = attempt.clone();
+            let object = attempt.as_object_mut().expect("attempt object");
+            assert!(object.remove("sent_at").is_some_and(|t| t.is_string()), "sent_at");
+            assert!(object.remove("duration_ms").is_some_and(|t| t.is_u64()), "duration_ms");
+            attempt
+        })
+        .collect()
+}
+
 fn success_body(reference: &str) -> String {
     format!(r#"{{"event":"charge.success","data":{{"reference":"{reference}"}}}}"#)
 }
@@ -35,7 +51,7 @@ async fn settings_point_the_sandbox_at_a_listener_started_later() {
     let settings = sandbox.control(Method::GET, "/__sandbox/settings", None).await;
     assert_eq!(
         settings.body,
-        r#"{"status":true,"message":"ok","data":{"webhook_url":null,"confirm_after_ms":50,"webhook_repeat":1}}"#
+        r#"{"status":true,"message":"ok","data":{"webhook_url":null,"confirm_after_ms":50,"webhook_repeat":1,"webhook_retry_ms":[]}}"#
     );
     // No URL yet: a successful charge sends nothing and records nothing.
     sandbox.charge(&charge_body("s-0", "+233244120000", &[])).await;
@@ -44,17 +60,20 @@ async fn settings_point_the_sandbox_at_a_listener_started_later() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let hook = format!("{receiver_url}/hook");
     let updated = sandbox.settings(&json!({ "webhook_url": hook })).await;
-    assert_eq!(updated, json!({ "webhook_url": hook, "confirm_after_ms": 50, "webhook_repeat": 1 }));
+    assert_eq!(
+        updated,
+        json!({ "webhook_url": hook, "confirm_after_ms": 50, "webhook_repeat": 1, "webhook_retry_ms": [] })
+    );
     sandbox.charge(&charge_body("s-1", "+233244120000", &[])).await;
     let (path, content_type, body) = next_delivery(&mut deliveries).await;
     assert_eq!((path.as_str(), content_type.as_str()), ("/hook", "application/json"));
     assert_eq!(body, success_body("s-1"));
     let log = wait_for_webhook_log(&sandbox, 1).await;
     assert_eq!(
-        log,
+        without_times(&log),
         json!([{
             "reference": "s-1", "delivered": true, "event": "charge.success",
-            "url": hook, "http_status": 200, "error": null
+            "url": hook, "http_status": 200, "error": null, "delivery_id": 1, "attempt": 1
         }])
     );
 
@@ -92,7 +111,10 @@ async fn settings_are_validated_all_or_nothing() {
         sandbox.control(Method::POST, "/__sandbox/settings", Some(r#"{"webhook_url":"ftp://127.0.0.1/"}"#)).await;
     assert_eq!(reply.status, 400, "{}", reply.body);
     let settings = sandbox.control(Method::GET, "/__sandbox/settings", None).await;
-    assert_eq!(settings.json["data"], json!({ "webhook_url": null, "confirm_after_ms": 50, "webhook_repeat": 1 }));
+    assert_eq!(
+        settings.json["data"],
+        json!({ "webhook_url": null, "confirm_after_ms": 50, "webhook_repeat": 1, "webhook_retry_ms": [] })
+    );
     // Loopback spellings that are accepted; an empty change is fine too.
     for url in ["http://localhost:9/hook", "http://[::1]:9/", "http://127.0.0.2:9/"] {
         assert_eq!(sandbox.settings(&json!({ "webhook_url": url })).await["webhook_url"], url);
@@ -196,12 +218,12 @@ async fn forced_webhook_for_a_failed_transaction_is_delivered() {
     assert_eq!(sent.json["message"], "Webhook sent");
     let expected_attempt = json!({
         "reference": "forced-1", "delivered": true, "event": "charge.success",
-        "url": hook, "http_status": 200, "error": null
+        "url": hook, "http_status": 200, "error": null, "delivery_id": 1, "attempt": 1
     });
-    assert_eq!(sent.json["data"], json!([expected_attempt]));
+    assert_eq!(without_times(&sent.json["data"]), json!([expected_attempt]));
     let (path, _, body) = next_delivery(&mut deliveries).await;
     assert_eq!((path.as_str(), body), ("/hook", success_body("forced-1")));
-    assert_eq!(sandbox.webhooks().await, json!([expected_attempt]));
+    assert_eq!(without_times(&sandbox.webhooks().await), json!([expected_attempt]));
     // The transaction is untouched.
     assert_eq!(sandbox.status_of("forced-1").await, "failed");
 }
@@ -235,11 +257,11 @@ async fn forced_webhooks_options() {
     let sent = send(json!({ "body": "{\"event\":", "url": format!("{receiver_url}/fail") })).await;
     assert_eq!(sent.status, 200, "{}", sent.body);
     assert_eq!(
-        sent.json["data"],
+        without_times(&sent.json["data"]),
         json!([{
             "reference": null, "delivered": false, "event": "charge.success",
             "url": format!("{receiver_url}/fail"), "http_status": 500,
-            "error": "the receiver answered HTTP 500"
+            "error": "the receiver answered HTTP 500", "delivery_id": 3, "attempt": 1
         }])
     );
     assert_eq!(next_delivery(&mut deliveries).await.2, "{\"event\":");

@@ -1,0 +1,40 @@
+//! Every answer of the sandbox carries `X-Request-Id`, as a real service's answers do, so a
+//! merchant's logs (and support tickets) can name the exact exchange.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::extract::Request;
+use axum::http::HeaderValue;
+use axum::middleware::Next;
+use axum::response::Response;
+
+/// The header's name.
+pub const HEADER: &str = "x-request-id";
+
+/// Counts every request the process answers (never reset: ids stay unique across resets).
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// `req_<process id>_<n>`: unique per sandbox process, and across processes started together.
+fn next_id() -> String {
+    format!("req_{:x}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Stamps the answer (faulted ones too: a proxy in front would still see the service's id).
+pub async fn stamp(request: Request, next: Next) -> Response {
+    let id = next_id();
+    let mut response = next.run(request).await;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(HEADER, value);
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ids_differ() {
+        let (first, second) = (super::next_id(), super::next_id());
+        assert_ne!(first, second);
+        assert!(first.starts_with("req_"));
+    }
+}
