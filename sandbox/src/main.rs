@@ -2,9 +2,12 @@
 //! every language and for merchants' own integration tests.
 //!
 //! ```text
-//! sika-sandbox --port 0 --secret-key KEY [--host 127.0.0.1] [--webhook-url URL]
+//! SIKA_SANDBOX_SECRET_KEY=KEY sika-sandbox --port 0 [--host 127.0.0.1] [--webhook-url URL]
 //!              [--confirm-after-ms N] [--webhook-repeat N] [--exit-on-stdin-eof]
 //! ```
+//!
+//! The key may also come from `--secret-key-file PATH` (owner-only, mode 0600) or, readable by
+//! every local user, `--secret-key KEY` (`key.rs`).
 //!
 //! The first line of standard output is `listening on http://HOST:PORT` (the port actually
 //! bound), so a harness can start it on port 0 and read its address. Everything else goes
@@ -16,6 +19,7 @@ mod charge;
 mod control;
 mod envelope;
 mod fault;
+mod key;
 mod listener;
 mod paced;
 mod raw_object;
@@ -56,9 +60,14 @@ struct Cli {
     /// Port to listen on; 0 picks a free one (read it from the first line of stdout).
     #[arg(long, default_value_t = 0)]
     port: u16,
-    /// The secret key clients must send as `Authorization: Bearer <KEY>`.
-    #[arg(long, env = "SIKA_SANDBOX_SECRET_KEY", hide_env_values = true)]
-    secret_key: String,
+    /// The secret key clients must send as `Authorization: Bearer <KEY>`. Prefer the
+    /// environment variable SIKA_SANDBOX_SECRET_KEY or --secret-key-file: every local user can
+    /// read a command line.
+    #[arg(long)]
+    secret_key: Option<String>,
+    /// A file holding the secret key (one line), readable by its owner only (mode 0600).
+    #[arg(long, conflicts_with = "secret_key")]
+    secret_key_file: Option<std::path::PathBuf>,
     /// Address to bind. The control API only answers loopback peers whatever this is.
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
@@ -85,10 +94,14 @@ struct Cli {
 fn main() -> ExitCode {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let cli = Cli::parse();
-    if cli.secret_key.is_empty() {
-        eprintln!("sika-sandbox: --secret-key must not be empty");
-        return ExitCode::from(2);
-    }
+    let variable = std::env::var(key::KEY_VARIABLE).ok();
+    let secret_key = match key::secret_key(cli.secret_key.clone(), cli.secret_key_file.as_deref(), variable) {
+        Ok(key) => key,
+        Err(reason) => {
+            eprintln!("sika-sandbox: {reason}");
+            return ExitCode::from(2);
+        }
+    };
     let webhook = match cli.webhook_url.as_deref().map(WebhookTarget::new).transpose() {
         Ok(webhook) => webhook,
         Err(reason) => {
@@ -109,7 +122,7 @@ fn main() -> ExitCode {
         webhook_repeat: cli.webhook_repeat,
         webhook_retry: cli.webhook_retry_ms.clone(),
     };
-    let state = Arc::new(Shared::new(&cli.secret_key, settings));
+    let state = Arc::new(Shared::new(&secret_key, settings));
     let code = runtime.block_on(run(&cli, state));
     // Do not wait on blocking work still in flight (a DNS lookup for a webhook, say).
     runtime.shutdown_timeout(Duration::from_millis(200));

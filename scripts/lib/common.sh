@@ -29,7 +29,8 @@ start_sandbox() {
   local bin out
   bin="${SIKA_SANDBOX_BIN:-$(sandbox_binary)}"
   out="$(mktemp)"
-  "$bin" --port 0 --secret-key "$key" "$@" >"$out" 2>"$out.err" &
+  # The key goes through the environment, not the command line other users can read (B62).
+  SIKA_SANDBOX_SECRET_KEY="$key" "$bin" --port 0 "$@" >"$out" 2>"$out.err" &
   SANDBOX_PID=$!
   trap stop_sandbox EXIT
   local line=""

@@ -61,8 +61,10 @@ class Sandbox:
         if not binary:
             raise RuntimeError("SIKA_SANDBOX_BIN is not set: run the suite with scripts/test-python")
         # stdin stays a pipe: with --exit-on-stdin-eof the sandbox dies with this process.
+        # The key goes through the environment, not the command line (B62).
         self._process = subprocess.Popen(
-            [binary, "--port", "0", "--secret-key", KEY, "--exit-on-stdin-eof", *extra_args],
+            [binary, "--port", "0", "--exit-on-stdin-eof", *extra_args],
+            env={**os.environ, "SIKA_SANDBOX_SECRET_KEY": KEY},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

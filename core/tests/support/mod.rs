@@ -71,8 +71,10 @@ impl Sandbox {
     }
 
     pub fn start_with(extra: &[&str]) -> Self {
+        // The key goes through the environment: no key on a command line (B62).
         let mut child = Command::new(sandbox_binary())
-            .args(["--port", "0", "--secret-key", KEY, "--exit-on-stdin-eof"])
+            .env("SIKA_SANDBOX_SECRET_KEY", KEY)
+            .args(["--port", "0", "--exit-on-stdin-eof"])
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

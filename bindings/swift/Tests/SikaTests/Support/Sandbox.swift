@@ -23,10 +23,13 @@ final class Sandbox {
         controlOperations = try JSONDecoder().decode(ControlTable.self, from: table).operations
         (process, stdin, stdout) = (Process(), Pipe(), Pipe())
         process.executableURL = URL(fileURLWithPath: binary)
+        // The key goes through the environment, not the command line (B62).
         process.arguments = [
-            "--port", "0", "--secret-key", canaryKey, "--exit-on-stdin-eof",
-            "--confirm-after-ms", String(confirmAfterMs),
+            "--port", "0", "--exit-on-stdin-eof", "--confirm-after-ms", String(confirmAfterMs),
         ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SIKA_SANDBOX_SECRET_KEY"] = canaryKey
+        process.environment = environment
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice

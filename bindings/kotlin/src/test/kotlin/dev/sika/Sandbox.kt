@@ -31,9 +31,12 @@ class Sandbox(confirmAfterMs: Int = 150) : AutoCloseable {
     private val http: HttpClient = HttpClient.newHttpClient()
 
     init {
+        // The key goes through the environment, not the command line (B62).
         process = ProcessBuilder(
-            binary, "--port", "0", "--secret-key", KEY, "--exit-on-stdin-eof", "--confirm-after-ms", "$confirmAfterMs",
-        ).redirectError(ProcessBuilder.Redirect.DISCARD).start()
+            binary, "--port", "0", "--exit-on-stdin-eof", "--confirm-after-ms", "$confirmAfterMs",
+        ).redirectError(ProcessBuilder.Redirect.DISCARD)
+            .apply { environment()["SIKA_SANDBOX_SECRET_KEY"] = KEY }
+            .start()
         val firstLine = process.inputStream.bufferedReader().readLine()
         check(firstLine != null && firstLine.startsWith("listening on http://127.0.0.1:")) {
             "the sandbox did not start: $firstLine"
