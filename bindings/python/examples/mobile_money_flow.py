@@ -24,12 +24,23 @@ ORDERS: dict = {}
 DECISIONS: "queue.Queue[sika.WebhookDecision]" = queue.Queue()
 
 
+# A notification is a few hundred bytes; 64 KiB leaves room and bounds what one request costs.
+MAX_WEBHOOK_BODY_BYTES = 64 * 1024
+
+
 def webhook_server(port: int, client: sika.BlockingClient) -> ThreadingHTTPServer:
     """A webhook endpoint as a synchronous server writes it (WSGI-style, with BlockingClient)."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            # Anyone can post here: read at most MAX_WEBHOOK_BODY_BYTES, never a length the
+            # sender chose, so one request cannot fill the server's memory.
+            length = int(self.headers.get("Content-Length") or 0)
+            if not 0 <= length <= MAX_WEBHOOK_BODY_BYTES:
+                self.send_response(413)
+                self.end_headers()
+                return
+            body = self.rfile.read(length)
             try:
                 event = sika.parse_webhook_event(body)  # unverified: only to find the order
                 expected = ORDERS.get(event.reference)

@@ -270,7 +270,7 @@ impl Bridge {
     fn ask_sink_level(&self, now: u64) {
         // Counted as a sink call: `close` waits for it, as for `to_sink`.
         let _call = self.in_flight.enter();
-        if self.closed.load(Ordering::SeqCst) {
+        if self.closed.load(Ordering::SeqCst) || host_is_gone() {
             return;
         }
         let Some(sink) = self.sink.get() else { return };
@@ -315,7 +315,7 @@ impl Bridge {
         // Counted before `closed` is read, and `close_log_sink` sets `closed` before it reads
         // the count: either this call sees it closed, or the close waits for this call.
         let _call = self.in_flight.enter();
-        if self.closed.load(Ordering::SeqCst) {
+        if self.closed.load(Ordering::SeqCst) || host_is_gone() {
             return;
         }
         if let Some(sink) = self.sink.get() {
@@ -350,6 +350,14 @@ impl Log for Bridge {
     fn flush(&self) {
         let _ = std::io::stderr().flush();
     }
+}
+
+/// Whether the host's VM is gone (a JVM after `DestroyJavaVM`): its sink can no longer be
+/// called, and is skipped rather than closed at shutdown, so the records of calls that end
+/// while the application shuts down still reach it (ADR 0036; the wake gate does the same,
+/// ADR 0013). One atomic load for any host but a JVM.
+fn host_is_gone() -> bool {
+    super::jvm_host::host_vm_is_gone()
 }
 
 fn level_filter(value: usize) -> LevelFilter {

@@ -22,6 +22,9 @@ pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(
     };
     let mut files = Vec::new();
     find_files(out_dir, extension, &mut files).map_err(|e| format!("reading {}: {e}", out_dir.display()))?;
+    // Files Sika writes beside the generated one (from an earlier run into the same directory).
+    let own = if language == "kotlin" { kotlin::OWN_FILES } else { &[] };
+    files.retain(|file| !file.file_name().is_some_and(|name| own.iter().any(|own| name == *own)));
     let [file] = files.as_slice() else {
         return Err(format!(
             "expected one generated .{extension} file in {}, found {}",
@@ -30,8 +33,15 @@ pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(
         ));
     };
     let text = fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+    let written = if language == "kotlin" { kotlin::own_files(&text) } else { Ok(Vec::new()) };
+    let written = written.map_err(|e| format!("{language} files beside {}: {e}", file.display()))?;
     let patched = patch(text, library).map_err(|e| format!("{language} patch of {}: {e}", file.display()))?;
-    fs::write(file, patched).map_err(|e| format!("writing {}: {e}", file.display()))
+    fs::write(file, patched).map_err(|e| format!("writing {}: {e}", file.display()))?;
+    for (name, content) in written {
+        let path = file.with_file_name(name);
+        fs::write(&path, content).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn find_files(dir: &Path, extension: &str, found: &mut Vec<PathBuf>) -> std::io::Result<()> {

@@ -3,18 +3,12 @@
 //! Java cannot call a `suspend` function (it sees `Object f(args, Continuation)`). For each
 //! `suspend fun name(...)` of an object's interface, the object gets
 //! `fun nameAsync(...): CompletableFuture<T>` that runs the suspend call with
-//! `kotlinx.coroutines.future.future` on `Dispatchers.Default`: the future completes with the
-//! result or fails with the call's `SikaException`, and cancelling the future cancels the
+//! `kotlinx.coroutines.future.future` in `sikaCalls` (`bindings/kotlin/src/main/kotlin/dev/sika/
+//! Parking.kt`, shared with the blocking client): the future completes with the result or fails with the call's `SikaException`, and cancelling the future cancels the
 //! coroutine, which cancels the Rust future as a Kotlin cancellation does. Generated, so a new
 //! suspend method cannot lack its twin.
 
 use super::super::replace_exactly;
-
-/// The scope the futures run in: never cancelled as a whole (each future cancels only its own
-/// call), and a failing call does not cancel the others.
-const SCOPE: &str = "\n/** Runs the `...Async` twins of the suspend methods (ADR 0018). */\n\
-private val sikaJavaFutures = kotlinx.coroutines.CoroutineScope(\n    \
-kotlinx.coroutines.SupervisorJob() + kotlinx.coroutines.Dispatchers.Default,\n)\n";
 
 pub fn patch(text: String) -> Result<String, String> {
     let mut patched = text.clone();
@@ -57,20 +51,19 @@ pub fn patch(text: String) -> Result<String, String> {
         1,
         "`import java.nio.ByteBuffer`",
     )?;
-    patched.push_str(SCOPE);
     Ok(patched)
 }
 
 /// One `suspend fun` line of an interface: `` `name`(`a`: A, `b`: B? = null): R ``.
-struct SuspendMethod<'a> {
-    name: &'a str,
-    parameters: &'a str,
-    names: Vec<&'a str>,
-    result: &'a str,
+pub(super) struct SuspendMethod<'a> {
+    pub(super) name: &'a str,
+    pub(super) parameters: &'a str,
+    pub(super) names: Vec<&'a str>,
+    pub(super) result: &'a str,
 }
 
 impl<'a> SuspendMethod<'a> {
-    fn parse(line: &'a str) -> Result<Self, String> {
+    pub(super) fn parse(line: &'a str) -> Result<Self, String> {
         let shape = || format!("unexpected suspend method `{line}`");
         let line = line.strip_prefix('`').ok_or_else(shape)?;
         let (name, signature) = line.split_once("`(").ok_or_else(shape)?;
@@ -112,7 +105,7 @@ impl<'a> SuspendMethod<'a> {
         };
         let overloads = if self.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
         format!(
-            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        sikaJavaFutures.future {{ {body} }}\n\n",
+            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        sikaCalls.future {{ {body} }}\n\n",
             name = self.name,
             parameters = self.parameters,
         )
@@ -150,10 +143,10 @@ mod tests {
             SuspendMethod::parse("`find`(`a`: Map<String, Int>, `b`: kotlin.String? = null): List<Bank>").unwrap();
         assert_eq!(method.names, ["a", "b"]);
         let twin = method.twin();
-        assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaJavaFutures.future { `find`(`a`, `b`) }\n"), "{twin}");
+        assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaCalls.future { `find`(`a`, `b`) }\n"), "{twin}");
         // No result: Java's `Void`, not `kotlin.Unit`; no defaults: no overloads.
         let twin = SuspendMethod::parse("`ping`()").unwrap().twin();
-        assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaJavaFutures.future { `ping`(); null }\n"), "{twin}");
+        assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaCalls.future { `ping`(); null }\n"), "{twin}");
         assert!(!twin.contains("@JvmOverloads"));
         assert!(SuspendMethod::parse("find(a: Int): Int").is_err());
     }

@@ -1,5 +1,6 @@
 //! Kotlin's patches, applied in this order; each module's doc says what it changes and why.
 
+mod blocking_client;
 mod call_status;
 mod completable_futures;
 mod error_messages;
@@ -20,4 +21,12 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = completable_futures::patch(text)?;
     let text = call_status::patch(text)?;
     returned_buffers::patch(text)
+}
+
+/// The Kotlin files Sika writes beside the generated one, from UniFFI's unpatched output.
+pub const OWN_FILES: &[&str] = &[blocking_client::FILE_NAME];
+
+/// Each of [`OWN_FILES`] with its content.
+pub fn own_files(generated: &str) -> Result<Vec<(&'static str, String)>, String> {
+    Ok(vec![(blocking_client::FILE_NAME, blocking_client::generate(generated)?)])
 }

@@ -43,7 +43,9 @@ public final class JavaCheckout {
                 lookUp(blocking, other);
             }
         } catch (SikaException.Configuration e) {
-            // Thrown by the constructors: a bad base URL, a missing key, ...
+            // Thrown by the constructors: a bad base URL, an empty key, ... (an unset variable is
+            // null, and `new SecretKey(null)` a NullPointerException: Client.fromEnv() reports it
+            // as Configuration)
             System.err.println("misconfigured: " + e.getReason());
             System.exit(2);
         }

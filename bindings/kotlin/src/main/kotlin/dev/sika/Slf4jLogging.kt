@@ -54,17 +54,17 @@ internal object Slf4jLogging : LogSink {
         else -> null
     }
 
-    /**
-     * Installs the sink unless SLF4J has no provider or is missing from the class path. A
-     * shutdown hook closes it first, so no SDK thread calls into a JVM that is shutting down;
-     * when the hook cannot be registered (the JVM is already shutting down), nothing is
-     * installed. Never throws: logging must not stop the library from loading.
-     */
     /** A provider named by `slf4j.provider`, or one that `ServiceLoader` finds beside slf4j-api. */
     private fun hasProvider(): Boolean =
         System.getProperty("slf4j.provider") != null ||
             ServiceLoader.load(SLF4JServiceProvider::class.java, SLF4JServiceProvider::class.java.classLoader).iterator().hasNext()
 
+    /**
+     * Installs the sink unless SLF4J has no provider or is missing from the class path. Never
+     * throws: logging must not stop the library from loading. No shutdown hook closes it
+     * (ADR 0036): the records of calls that end while the application shuts down (its own
+     * hooks, Spring's graceful phase) reach SLF4J; once the VM is gone the core skips the sink.
+     */
     @JvmStatic
     fun install() {
         try {
@@ -72,7 +72,6 @@ internal object Slf4jLogging : LogSink {
             // "no providers" notice on standard error, which an application without SLF4J
             // logging must not get from merely using the SDK.
             if (!hasProvider() || LoggerFactory.getILoggerFactory() is NOPLoggerFactory) return
-            Runtime.getRuntime().addShutdownHook(Thread(::closeLogSink, "sika-close-log-sink"))
             if (!setLogSink(this)) return
             // SIKA_LOG: the core's console on standard error at that level, beside SLF4J.
             logLevelFromEnv()?.let(::enableLogging)

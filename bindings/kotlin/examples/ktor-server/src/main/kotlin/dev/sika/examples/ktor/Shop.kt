@@ -15,13 +15,16 @@ import io.ktor.server.application.ApplicationStopped
 import io.ktor.server.application.install
 import io.ktor.server.application.log
 import io.ktor.server.plugins.statuspages.StatusPages
-import io.ktor.server.request.receive
+import io.ktor.server.request.contentLength
+import io.ktor.server.request.receiveChannel
 import io.ktor.server.request.receiveText
 import io.ktor.server.response.respond
 import io.ktor.server.routing.get
 import io.ktor.server.routing.post
 import io.ktor.server.routing.routing
+import io.ktor.utils.io.readRemaining
 import java.util.UUID
+import kotlinx.io.readByteArray
 
 fun Application.shop(client: Client, orders: Orders = Orders()) {
     // One client for the application: its connections are shared by every request.
@@ -68,7 +71,12 @@ fun Application.shop(client: Client, orders: Orders = Orders()) {
         }
 
         post("/webhooks/sika") {
-            val body = call.receive<ByteArray>()
+            // Read at most MAX_WEBHOOK_BODY_BYTES: anyone can post here, and a body read whole
+            // without a cap lets one request fill the server's memory.
+            val declared = call.request.contentLength()
+            if (declared != null && declared > MAX_WEBHOOK_BODY_BYTES) return@post call.respond(HttpStatusCode.PayloadTooLarge)
+            val body = call.receiveChannel().readRemaining(MAX_WEBHOOK_BODY_BYTES + 1).readByteArray()
+            if (body.size > MAX_WEBHOOK_BODY_BYTES) return@post call.respond(HttpStatusCode.PayloadTooLarge)
             // Unverified: only to find the order the notification claims to be about.
             val reference = try { parseWebhookEvent(body).reference } catch (error: SikaException) { null }
             val order = reference?.let { orders.find(it) } ?: return@post call.respond(HttpStatusCode.BadRequest)
@@ -86,3 +94,6 @@ fun Application.shop(client: Client, orders: Orders = Orders()) {
 
 /** Where the service sends the customer back after a card or bank payment. */
 private const val RETURN_URL = "https://shop.example.com/orders/return"
+
+/** A notification is a few hundred bytes; 64 KiB leaves room and bounds what one request costs. */
+const val MAX_WEBHOOK_BODY_BYTES = 64 * 1024L

@@ -182,6 +182,19 @@ class ShopServerTest {
     }
 
     @Test
+    fun b73_a_webhook_body_over_the_cap_is_refused_with_413_unread() = withShop {
+        sandbox.clearRequests()
+        val big = "{\"event\":\"charge.success\",\"pad\":\"" + "x".repeat(MAX_WEBHOOK_BODY_BYTES.toInt()) + "\"}"
+        assertEquals(413, send(webhook(big)).statusCode(), "a declared length over the cap")
+        // Chunked (no declared length): the shop stops reading at the cap.
+        val chunked = HttpRequest.newBuilder(URI.create("$url/webhooks/sika")).timeout(DEADLINE)
+            .POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofString(big)))
+            .header("content-type", "application/json").build()
+        assertEquals(413, send(chunked).statusCode(), "a chunked body over the cap")
+        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "nothing verified")
+    }
+
+    @Test
     fun b39_bad_order_input_is_refused_with_400_before_anything_is_sent() = withShop {
         sandbox.clearRequests()
         val badPhone = send(order("20.00", "12"))

@@ -1,0 +1,71 @@
+package dev.sika
+
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.launch
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.TimeUnit
+
+/**
+ * Where the blocking client's calls and the `...Async` twins run (ADR 0018, 0036): never
+ * cancelled as a whole (each caller cancels only its own call), and one failing call does not
+ * cancel the others.
+ */
+internal val sikaCalls = CoroutineScope(SupervisorJob() + Dispatchers.Default)
+
+/** How long an interrupted call waits for its Rust future to be dropped before it returns. */
+private const val CANCEL_GRACE_MS = 2_000L
+
+/**
+ * Runs [call] (one of [Client]'s suspend functions) and parks the calling thread until it ends
+ * (ADR 0036). A virtual thread unmounts while it waits: no JNA call is in progress then, so its
+ * carrier is free. On [Thread.interrupt] the call is cancelled (the Rust future dropped, its
+ * connection closed), the interrupt flag is set again and [SikaException.Cancelled] thrown; a
+ * thread already interrupted sends nothing.
+ */
+@Throws(SikaException::class)
+internal fun <T> parkUntilDone(call: suspend () -> T): T {
+    if (Thread.interrupted()) throw cancelledBy(Job().apply { cancel() })
+    val result = CompletableFuture<T>()
+    // Undispatched: the call starts on this thread, up to its first wait, without a hop.
+    val job = sikaCalls.launch(start = CoroutineStart.UNDISPATCHED) {
+        try {
+            result.complete(call())
+        } catch (failure: Throwable) {
+            result.completeExceptionally(failure)
+        }
+    }
+    try {
+        return result.get()
+    } catch (_: InterruptedException) {
+        throw cancelledBy(job)
+    } catch (failure: ExecutionException) {
+        throw failure.cause ?: failure
+    }
+}
+
+/**
+ * Cancels [job] and waits (a bounded while, not interruptibly) until it has ended, so the Rust
+ * future is dropped when the caller sees the exception; then sets the interrupt flag again.
+ */
+private fun cancelledBy(job: Job): SikaException.Cancelled {
+    job.cancel()
+    val ended = CountDownLatch(1)
+    job.invokeOnCompletion { ended.countDown() }
+    val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CANCEL_GRACE_MS)
+    while (true) {
+        val left = deadline - System.nanoTime()
+        try {
+            if (left <= 0 || ended.await(left, TimeUnit.NANOSECONDS)) break
+        } catch (_: InterruptedException) {
+            // Interrupted again while the call ends: the flag is set below anyway.
+        }
+    }
+    Thread.currentThread().interrupt()
+    return SikaException.Cancelled()
+}
