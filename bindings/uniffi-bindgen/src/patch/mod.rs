@@ -1,8 +1,8 @@
-//! Sika's patches of the generated bindings, one module per language, listed in ADR 0009.
+//! Sika's patches of the generated Kotlin and Swift bindings, one module per language, listed in
+//! ADR 0009 (Python has none: ADR 0033).
 //! They change presentation and plumbing only; every behaviour stays in the Rust core.
 
 mod kotlin;
-pub mod python;
 mod swift;
 
 use std::fs;
@@ -15,7 +15,6 @@ type Patch = fn(String, Option<&Path>) -> Result<String, String>;
 /// Patches the one file UniFFI generated for `language` under `out_dir`.
 pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(), String> {
     let (extension, patch): (&str, Patch) = match language {
-        "python" => ("py", python::patch),
         "kotlin" => ("kt", kotlin::patch),
         "swift" => ("swift", swift::patch),
         other => return Err(format!("no patches for language `{other}`")),
