@@ -1,7 +1,7 @@
-"""A/B of the asyncio wake-ups (ADR 0030): the installed module's continuation and poll loop
-(coalesced wake-ups) against the ones UniFFI generated (with the B54 patch of the callback
-they replaced), alternated in one process, 100 verifications in flight, with aiohttp in the
-same rounds. Medians of the rounds, as ratios. Run with the bench venv's interpreter and the
+"""A/B of the asyncio wake-ups (ADR 0030): Sika's continuation and poll loop (coalesced
+wake-ups, sika/_runtime/asyncio_wakes.py) against the ones UniFFI generated, which the runtime
+keeps (`generated_rust_call_async`, `generated_continuation_callback`), alternated in one
+process, 100 verifications in flight, with aiohttp in the same rounds. Medians of the rounds, as ratios. Run with the bench venv's interpreter and the
 sika wheel to measure on the path (the SIKA_BENCH_KEY sandbox at the URL, one seeded reference):
 
     SIKA_BENCH_KEY=... python bench/python/ab_asyncio_wakes.py URL REFERENCE ROUNDS CALLS [no-io]
@@ -20,47 +20,14 @@ import time
 import bench  # bench/python/bench.py: the same clients and rate as scripts/bench
 import sika
 from sika._ffi import sika_ffi
-
-# The generated continuation and poll loop before ADR 0030 (UniFFI 0.32.2's Async.py with the
-# B54 patch of the callback), defined next to the installed module's own.
-GENERATED = '''
-@_UNIFFI_RUST_FUTURE_CONTINUATION_CALLBACK
-def _generated_continuation_callback(future_ptr, poll_code):
-    (eventloop, future) = _UniffiContinuationHandleMap.remove(future_ptr)
-    try:
-        if asyncio._get_running_loop() is eventloop:
-            eventloop.call_soon(_uniffi_set_future_result, future, poll_code)
-        else:
-            eventloop.call_soon_threadsafe(_uniffi_set_future_result, future, poll_code)
-    except RuntimeError:
-        if not eventloop.is_closed():
-            raise
-
-async def _generated_rust_call_async(rust_future, ffi_poll, ffi_complete, ffi_free, lift_func, error_ffi_converter):
-    try:
-        eventloop = _uniffi_get_event_loop()
-        while True:
-            future = eventloop.create_future()
-            ffi_poll(
-                rust_future,
-                _generated_continuation_callback,
-                _UniffiContinuationHandleMap.insert((eventloop, future)),
-            )
-            poll_code = await future
-            if poll_code == _UNIFFI_RUST_FUTURE_POLL_READY:
-                break
-        return lift_func(
-            _uniffi_rust_call_with_error(error_ffi_converter, ffi_complete, rust_future)
-        )
-    finally:
-        ffi_free(rust_future)
-'''
+from sika._runtime import asyncio_wakes
 
 
 def main() -> None:
     url, reference, rounds, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    exec(GENERATED, vars(sika_ffi))
-    paths = {"coalesced": sika_ffi._uniffi_rust_call_async, "generated": sika_ffi._generated_rust_call_async}
+    paths = {"coalesced": sika_ffi._uniffi_rust_call_async, "generated": asyncio_wakes.generated_rust_call_async}
+    # Only the generated poll loop reads the module's continuation callback: its own.
+    sika_ffi._uniffi_continuation_callback = asyncio_wakes.generated_continuation_callback
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
 

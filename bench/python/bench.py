@@ -221,12 +221,12 @@ def transaction_lifts(body: bytes):
     buffer.free()
     kept = ctypes.create_string_buffer(data, len(data))
     pointer, size = ctypes.cast(kept, ctypes.POINTER(ctypes.c_char)), len(data)
-    reader = ffi._uniffi_sika_read_TypeTransaction
-    generated_read = next(generated for c, _, generated in ffi._UNIFFI_SIKA_FLAT_READERS if c is converter)
+    reader = sika._ffi.sika_ffi_readers._uniffi_sika_read_TypeTransaction
+    generated_read = next(generated for c, _, generated in sika._runtime.readers.WIRED if c is converter)
     generated_read = generated_read.__func__
 
     def flat_lift(kept=kept):  # `kept`: the buffer lives as long as its pointer is used
-        return ffi._uniffi_sika_read_all(reader, ctypes.string_at(pointer, size))[0]
+        return sika._runtime.readers.read_all(reader, ctypes.string_at(pointer, size))[0]
 
     def generated_lift():
         # UniFFI's `read`; its nested reads are generated too inside `generated_readers()`.
@@ -254,11 +254,11 @@ def transaction_lifts(body: bytes):
 @contextlib.contextmanager
 def generated_readers():
     """UniFFI's generated readers in place of the flat ones (ADR 0028), for the block."""
-    sika._ffi.sika_ffi._uniffi_sika_use_flat_readers(False)
+    sika._runtime.readers.use_flat_readers(False)
     try:
         yield
     finally:
-        sika._ffi.sika_ffi._uniffi_sika_use_flat_readers(True)
+        sika._runtime.readers.use_flat_readers(True)
 
 
 def bench_all(args: argparse.Namespace) -> None:

@@ -30,3 +30,28 @@ install_sika() {
   (cd "$PYTHON_DIR" && "$VENV/bin/maturin" build --release --out "$wheels")
   "$VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/sika-*.whl
 }
+
+# The installed package's `sika/_ffi/sika_ffi.py` must be exactly what UniFFI's stock generator
+# writes from the same library and uniffi.toml (`uniffi-bindgen generate-stock`: UniFFI alone,
+# none of Sika's steps), with no name of Sika's in it: Sika's runtime is sika/_runtime (ADR 0033).
+check_generated_as_generated() {
+  local site stock library
+  site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  # The library maturin generated the bindings from (the wheel's copy may be stripped).
+  library="$ROOT/target/release/libsika_ffi.so"
+  [[ -f "$library" && -f "$site/sika/_ffi/sika_ffi.py" ]] || die "no built library or installed sika_ffi.py"
+  stock="$(mktemp -d)"
+  # The binary maturin ran (`generate`), in its mode that runs UniFFI's generator alone.
+  "$ROOT/target/debug/uniffi-bindgen" \
+    generate-stock --library "$library" --language python --out-dir "$stock" --no-format
+  if ! cmp "$stock/sika_ffi.py" "$site/sika/_ffi/sika_ffi.py"; then
+    diff -u "$stock/sika_ffi.py" "$site/sika/_ffi/sika_ffi.py" | head -40
+    rm -rf "$stock"
+    die "the shipped sika_ffi.py is not what UniFFI generates"
+  fi
+  rm -rf "$stock"
+  if grep -n "_uniffi_sika" "$site/sika/_ffi/sika_ffi.py"; then
+    die "the shipped sika_ffi.py holds Sika's names"
+  fi
+  echo "sika_ffi.py: identical to UniFFI's stock output, no _uniffi_sika name"
+}

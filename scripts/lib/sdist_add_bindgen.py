@@ -2,10 +2,11 @@
 """Adds the workspace's uniffi-bindgen to the sika sdist that `maturin sdist` wrote (ADR 0025).
 
 maturin packs the crates the library depends on; the project's uniffi-bindgen (UniFFI's
-generator plus the checked patches of ADR 0009) is a binary crate, not a dependency, so it is
+generator plus Sika's steps, ADR 0009 and 0033) is a binary crate, not a dependency, so it is
 left out, and a wheel built from the sdist would have no bindgen to run. This puts its tracked
 files back under `bindings/uniffi-bindgen/` and lists it in the sdist's workspace members,
-where maturin's build looks for a workspace binary named `uniffi-bindgen`.
+where maturin's build looks for a workspace binary named `uniffi-bindgen`, with the
+repository's `uniffi.toml`, which it reads (ADR 0033).
 
     sdist_add_bindgen.py SDIST REPO_ROOT
 """
@@ -26,6 +27,7 @@ def main(sdist: Path, root: Path) -> None:
     ).stdout.split()
     if not files:
         sys.exit(f"no tracked files under {BINDGEN}")
+    files.append("uniffi.toml")
     with tarfile.open(sdist, "r:gz") as source:
         members = [(member, source.extractfile(member).read() if member.isfile() else None) for member in source]
     top = members[0][0].name.split("/")[0]

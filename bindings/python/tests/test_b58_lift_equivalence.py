@@ -13,6 +13,7 @@ import pytest
 
 import sika
 from sika._ffi import sika_ffi as ffi
+from sika._runtime import readers
 from support import FIXTURES_DIR
 
 DECODERS = {
@@ -27,11 +28,11 @@ RESPONSES = sorted((FIXTURES_DIR / "responses").iterdir())
 
 def generated(lift: typing.Callable[[], typing.Any]) -> typing.Any:
     """`lift()` with UniFFI's generated readers back in place."""
-    ffi._uniffi_sika_use_flat_readers(False)
+    readers.use_flat_readers(False)
     try:
         return lift()
     finally:
-        ffi._uniffi_sika_use_flat_readers(True)
+        readers.use_flat_readers(True)
 
 
 def outcome(call: typing.Callable[[], typing.Any]) -> typing.Any:
@@ -85,7 +86,7 @@ def records_in(value: typing.Any, found: set) -> set:
 
 def test_b58_the_flat_readers_are_the_converters_lift_and_read():
     # Otherwise both sides of every comparison below would be the same code.
-    wired = {converter.__name__: flat for converter, flat, _ in ffi._UNIFFI_SIKA_FLAT_READERS}
+    wired = {converter.__name__: flat for converter, flat, _ in readers.WIRED}
     for name in ["TypeTransaction", "SequenceTypeBank", "TypePaymentCheck", "OptionalTypeCustomer"]:
         converter = getattr(ffi, f"_UniffiFfiConverter{name}")
         read, lift = wired[converter.__name__]

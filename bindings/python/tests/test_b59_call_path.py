@@ -71,11 +71,11 @@ def test_b59_lone_surrogate_fails_the_same_way():
 
 @pytest.mark.parametrize("status", STATUSES, ids=repr)
 def test_b59_enum_lowering_matches_uniffi(status):
-    # The fieldless variants' bytes encoded once (patch/python/enum_writes.rs) against UniFFI's
+    # The fieldless variants' bytes encoded once (sika/_runtime/enum_writes.py) against UniFFI's
     # own `write`, kept on the converter, into UniFFI's own builder.
     converter = ffi._UniffiFfiConverterTypeTransactionStatus
     lowered = taken(converter.lower(status))
-    assert lowered == uniffi_builder_lowering(lambda b: converter._uniffi_sika_generated_write(status, b))
+    assert lowered == uniffi_builder_lowering(lambda b: converter.generated_write(status, b))
     assert lowered == uniffi_builder_lowering(lambda b: converter.write(status, b))
     converter.check_lower(status)
     assert status.is_final() == is_final_variant(status)
@@ -92,7 +92,7 @@ def test_b59_every_enum_lowering_matches_uniffi(name, value):
     converter = getattr(ffi, f"_UniffiFfiConverterType{name}")
     converter.check_lower(value)
     assert taken(converter.lower(value)) == uniffi_builder_lowering(
-        lambda b: converter._uniffi_sika_generated_write(value, b)
+        lambda b: converter.generated_write(value, b)
     )
 
 
@@ -101,7 +101,7 @@ def test_b59_every_enum_lowering_matches_uniffi(name, value):
 def test_b59_a_wrong_value_is_refused_as_uniffi_refuses_it(name, wrong):
     converter = getattr(ffi, f"_UniffiFfiConverterType{name}")
     outcomes = []
-    for check in (converter.check_lower, converter._uniffi_sika_generated_check_lower):
+    for check in (converter.check_lower, converter.generated_check_lower):
         try:
             check(wrong)
             outcomes.append(None)
@@ -186,7 +186,7 @@ def gil_kept(name) -> bool:
 
 
 def test_b59_functions_that_never_wait_keep_the_gil_and_the_others_release_it():
-    # patch/python/gil_held.rs: a release and retake of the GIL per call is saved where the
+    # sika/_runtime/gil.py: a release and retake of the GIL per call is saved where the
     # function never waits; everything that can wait (I/O, a client's shutdown or free, the
     # logging setup, whose close waits for sink calls that need the GIL) still releases it.
     for name in [

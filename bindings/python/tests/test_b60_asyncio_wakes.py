@@ -129,7 +129,7 @@ def test_b60_calls_cancelled_while_a_burst_completes_end_and_the_rest_resolve(sa
         elif not task.cancelled():  # cancelled as its answer landed: either outcome is right
             assert task.result().tx_ref == reference
     # Every continuation was called back and let go, the cancelled calls' included.
-    assert sika._ffi.sika_ffi._sika_waiters == {}
+    assert sika._runtime.asyncio_wakes.waiters == {}
     # The client and a new loop serve the next burst.
     sandbox.fault("/transaction/verify", "delay", count=BURST, delay_ms=ANSWER_DELAY_MS)
     assert asyncio.run(verify_all(client, references)) == references

@@ -53,7 +53,7 @@ CORE_DOCS = [
     (sika.TransactionStatus.is_final, "Whether the status will not change by waiting"),
     (sika.TransactionStatus.merchant_action, "What the merchant should do, as the service documents it."),
     (sika.Customer, "The customer of a transaction."),
-    # Field docs, which the post-generation step lists under `Attributes:` (UniFFI drops them).
+    # Field docs, which sika/_runtime/records.py lists under `Attributes:` (UniFFI drops them).
     (sika.Customer, "phone_number: Phone number, international format (`+233...`)."),
     (sika.Transaction, "status: The status. Only `Successful` means paid."),
     (sika.Transaction, "A transaction, as verification reports it."),

@@ -1,61 +1,69 @@
-//! The one post-generation step (ADR 0009): `uniffi-bindgen generate ...` runs UniFFI's own
-//! generator, of exactly the version the library is built with, then applies Sika's checked
-//! patches to the files it wrote. Every caller gets patched bindings: `scripts/build-ffi`
-//! (Kotlin, Swift) and maturin (Python), which runs a workspace binary named `uniffi-bindgen`
-//! when there is one.
+//! The project's `uniffi-bindgen`: UniFFI's own generator, of exactly the version the library
+//! is built with, then Sika's steps for each language. Every caller gets the same bindings:
+//! `scripts/build-ffi` (Kotlin, Swift) and maturin (Python), which runs a workspace binary named
+//! `uniffi-bindgen` when there is one.
 //!
 //!     cargo run -p uniffi-bindgen -- generate --library LIB --language LANG --out-dir DIR
 //!
-//! Each patch checks the shape of the code it changes and fails the build when UniFFI no
-//! longer generates that shape: an upgrade is looked at, never half-patched.
+//! - The configuration is the repository's `uniffi.toml` (generate.rs).
+//! - Python (ADR 0033): UniFFI's `sika_ffi.py` stays exactly as generated; this step writes the
+//!   modules derived from the same metadata next to it (`python/`, `python_stub.rs`), and
+//!   Sika's runtime, ordinary Python in the package (`sika/_runtime/`), rebinds the generated
+//!   module on import. `uniffi-bindgen generate-stock ...` (same arguments) runs UniFFI's
+//!   generator alone, none of Sika's steps, for the check that the shipped module is UniFFI's
+//!   own (`scripts/test-python`).
+//! - Kotlin and Swift (ADR 0009): checked patches of the generated file (`patch/`). Each
+//!   checks the shape of the code it changes and fails the build when UniFFI no longer
+//!   generates that shape: an upgrade is looked at, never half-patched.
 
+mod generate;
 mod patch;
+mod python;
 mod python_stub;
 mod swift_codable;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
-    // Generation itself: UniFFI's command line, unchanged (it exits on its own errors).
-    uniffi::uniffi_bindgen_main();
-    if arguments.first().map(String::as_str) != Some("generate") {
-        return ExitCode::SUCCESS;
-    }
-    let value_of =
-        |flag: &str| arguments.iter().position(|argument| argument == flag).and_then(|index| arguments.get(index + 1));
-    let Some(out_dir) = value_of("--out-dir").map(PathBuf::from) else {
-        eprintln!("uniffi-bindgen: `generate` needs --out-dir for Sika's patches");
-        return ExitCode::FAILURE;
+    let result = match arguments.first().map(String::as_str) {
+        Some("generate") => run(&arguments[1..]),
+        Some("generate-stock") => generate::parse(&arguments[1..]).and_then(|(options, _)| generate::stock(options)),
+        _ => {
+            // UniFFI's command line, unchanged, for everything else.
+            uniffi::uniffi_bindgen_main();
+            return ExitCode::SUCCESS;
+        }
     };
-    let languages = match value_of("--language") {
-        Some(language) => vec![language.as_str()],
-        None => vec!["python", "kotlin", "swift"],
-    };
-    let library = value_of("--library").map(PathBuf::from);
-    for language in languages {
-        if let Err(error) = generate(language, &out_dir, library.as_deref()) {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
             eprintln!("uniffi-bindgen: {error}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
     }
-    ExitCode::SUCCESS
 }
 
-/// Sika's steps after UniFFI's generator: the patches, then for Python the typed declarations
-/// (ADR 0016) and for Swift the `Codable` conformances (ADR 0035), both from the metadata.
-fn generate(language: &str, out_dir: &std::path::Path, library: Option<&std::path::Path>) -> Result<(), String> {
-    if language == "swift" {
-        let library = library.ok_or("--library is needed to read the interface's metadata")?;
-        patch::apply(language, out_dir, Some(library))?;
-        return swift_codable::write(out_dir, library);
+fn run(arguments: &[String]) -> Result<(), String> {
+    let (options, languages) = generate::parse(arguments)?;
+    let out_dir = options.out_dir.clone().into_std_path_buf();
+    let library = options.source.clone().into_std_path_buf();
+    if languages.iter().any(|language| language == "python") {
+        python::remove_stale(&out_dir)?;
     }
-    if language != "python" {
-        return patch::apply(language, out_dir, library);
+    generate::stock(options)?;
+    for language in &languages {
+        // Sika's steps after UniFFI's generator: for Python the derived modules, for Kotlin and
+        // Swift the patches (and Swift's generated conformances).
+        if language == "python" {
+            python::write(&out_dir, &library)?;
+        } else {
+            patch::apply(language, &out_dir, Some(&library))?;
+        }
+        if language == "swift" {
+            // The `Codable` conformances, from the metadata too (ADR 0035).
+            swift_codable::write(&out_dir, &library)?;
+        }
     }
-    let library = library.ok_or("--library is needed to read the interface's metadata")?;
-    python_stub::remove_stale(out_dir)?;
-    patch::apply(language, out_dir, Some(library))?;
-    python_stub::write(out_dir, library)
+    Ok(())
 }

@@ -7,8 +7,8 @@
 //! of the module, with their Python names, types and docstrings, inside
 //! `if typing.TYPE_CHECKING:` (read by checkers, never run); at run time the module only
 //! re-exports the generated one. It is generated from the same metadata as the bindings, on
-//! every build, so it cannot drift from the library. Members the patches add are declared by
-//! the patches themselves (`patch::python::added`); `tests/test_typing.py` checks
+//! every build, so it cannot drift from the library. Members Sika's runtime adds are declared
+//! from `python::added`; `tests/test_typing.py` checks
 //! every declaration against the runtime classes.
 //!
 //! Why a `.py` and not a `.pyi`: maturin packs only the `.py` files of the bindgen's output
@@ -21,7 +21,6 @@
 //! generator does.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 
 use camino::Utf8Path;
@@ -29,18 +28,18 @@ use uniffi_bindgen::pipeline::general::{
     self, Callable, CallableKind, CallbackInterface, Enum, Field, FieldsKind, Interface, Literal, Method, Namespace,
     ObjectImpl, Record, Type, TypeDefinition, UniffiTraitMethods,
 };
-use uniffi_bindgen::{BindgenLoader, BindgenPaths, GlobalConfig};
+use uniffi_bindgen::{BindgenLoader, GlobalConfig};
 
-use crate::patch::python::{Added, added, match_args};
+use crate::python::{Added, match_args};
 
 /// The declarations module, next to the generated `sika_ffi.py`.
 pub const FILE_NAME: &str = "sika_ffi_types.py";
 
 /// The library's one UniFFI component, through UniFFI's own loader and pipeline, with the
-/// crates' `uniffi.toml` found through `cargo metadata`, as `uniffi-bindgen generate` does.
+/// repository's `uniffi.toml` (generate.rs), as `uniffi-bindgen generate` reads it.
 pub fn interface(library: &Path) -> Result<Namespace, String> {
     let library = Utf8Path::from_path(library).ok_or("the library path is not UTF-8")?;
-    let mut paths = BindgenPaths::default();
+    let mut paths = crate::generate::paths();
     paths.add_cargo_metadata_layer(false).map_err(|e| format!("running cargo metadata: {e}"))?;
     let loader = BindgenLoader::new(paths, GlobalConfig::default());
     let metadata = loader.load_metadata(library).map_err(|e| format!("reading the library's metadata: {e}"))?;
@@ -51,23 +50,6 @@ pub fn interface(library: &Path) -> Result<Namespace, String> {
     match (namespaces.next(), namespaces.next()) {
         (Some(namespace), None) => Ok(namespace),
         _ => Err("expected one UniFFI component in the library".to_owned()),
-    }
-}
-
-/// Writes the declarations of the module generated from `library` into `out_dir`.
-pub fn write(out_dir: &Path, library: &Path) -> Result<(), String> {
-    let namespace = interface(library)?;
-    let text = declarations(&namespace, &added(&namespace))?;
-    let file = out_dir.join(FILE_NAME);
-    fs::write(&file, text).map_err(|e| format!("writing {}: {e}", file.display()))
-}
-
-/// Removes the declarations of an earlier run, so the patches find UniFFI's one `.py` file.
-pub fn remove_stale(out_dir: &Path) -> Result<(), String> {
-    let file = out_dir.join(FILE_NAME);
-    match fs::remove_file(&file) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("removing {}: {e}", file.display())),
-        _ => Ok(()),
     }
 }
 
@@ -88,7 +70,13 @@ pub fn declarations(namespace: &Namespace, added: &[Added]) -> Result<String, St
     out.line(0, "");
     out.line(0, "if typing.TYPE_CHECKING:");
     let mut imports = vec!["datetime".to_owned(), "enum".to_owned()];
-    imports.extend(custom_types.values().flat_map(|custom| custom.imports.iter().cloned()));
+    // The modules the custom types' Python types name (a relative import, such as the
+    // runtime's epoch module, names no type).
+    imports.extend(
+        custom_types
+            .values()
+            .flat_map(|custom| custom.imports.iter().filter(|import| !import.starts_with('.')).cloned()),
+    );
     imports.sort();
     imports.dedup();
     for import in &imports {
@@ -153,7 +141,7 @@ pub fn declarations(namespace: &Namespace, added: &[Added]) -> Result<String, St
     }
     if let Some(index) = out.placed.iter().position(|placed| !placed) {
         let class = added[index].class();
-        return Err(format!("a patch declares a member of `{class}`, which the module does not have"));
+        return Err(format!("the runtime declares a member of `{class}`, which the module does not have"));
     }
     out.line(0, "");
     out.line(0, "else:");
@@ -205,7 +193,7 @@ impl Stub<'_> {
         self.line(level, "\"\"\"");
     }
 
-    /// The members the patches add to `class` (its dotted path in the module).
+    /// The members the runtime adds to `class` (its dotted path in the module).
     fn added(&mut self, level: usize, class: &str) {
         for (index, added) in self.added.iter().enumerate() {
             if let Added::Member { class: of, declaration } = added
@@ -219,7 +207,7 @@ impl Stub<'_> {
         }
     }
 
-    /// `class NAME(BASES):`, with the bases the patches add.
+    /// `class NAME(BASES):`, with the bases the runtime adds.
     fn class_line(&mut self, level: usize, name: &str, path: &str, bases: &[&str]) {
         let mut all: Vec<String> = bases.iter().map(|base| base.to_string()).collect();
         for (index, added) in self.added.iter().enumerate() {
@@ -621,6 +609,17 @@ pub mod python {
         }
     }
 
+    /// The statement UniFFI's Python generator writes for an entry of a custom type's
+    /// `imports`: `import decimal`, or for a relative name `from .._runtime import epoch`.
+    pub fn import_statement(module: &str) -> String {
+        match module.rsplit_once('.') {
+            Some((from, name)) if module.starts_with('.') => {
+                format!("from {} import {name}", if from.is_empty() { "." } else { from })
+            }
+            _ => format!("import {module}"),
+        }
+    }
+
     /// `[bindings.python.custom_types.NAME]` of the crate's `uniffi.toml`: the Python type and
     /// the modules it needs.
     pub struct CustomType {
@@ -652,7 +651,7 @@ pub mod python {
 #[cfg(test)]
 mod tests {
     use super::python;
-    use crate::patch::python::match_args;
+    use crate::python::match_args;
 
     // The names the generated module has (sika_ffi.py), which the declarations must repeat.
     #[test]

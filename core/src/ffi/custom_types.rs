@@ -1,4 +1,4 @@
-//! Values that cross as another UniFFI type. Each language's mapping is in `core/uniffi.toml`.
+//! Values that cross as another UniFFI type. Each language's mapping is in the root `uniffi.toml`.
 
 use crate::amount::Amount;
 use crate::error::SikaError;
@@ -15,7 +15,7 @@ uniffi::custom_type!(Amount, String, {
 });
 
 // Timestamps cross as microseconds since the epoch, and each language builds its own time from
-// them (core/uniffi.toml): Python UTC `datetime`, Kotlin `Instant`, Swift `Date` (ADR 0022).
+// them (uniffi.toml at the repository root): Python UTC `datetime`, Kotlin `Instant`, Swift `Date` (ADR 0022).
 // Not as UniFFI's builtin timestamp: its wire (whole seconds with a sign, then nanoseconds)
 // has no negative zero, so a time between -1 s and the epoch crossed as its mirror image
 // (`1969-12-31T23:59:59.500Z` arrived as `1970-01-01T00:00:00.500Z`), in every language and

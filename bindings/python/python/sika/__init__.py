@@ -2,8 +2,8 @@
 
 Everything comes from the Rust core through the bindings UniFFI generates into
 ``sika._ffi``; this module re-exports every name they export. The core's doc comments are
-the docstrings, and ``str(error)`` of every ``SikaError`` is the core's message (a checked
-patch of the generated code, applied by the project's ``uniffi-bindgen``).
+the docstrings, and ``str(error)`` of every ``SikaError`` is the core's message
+(``sika._runtime``: Python that rebinds the untouched generated module on import).
 
 ``Client`` methods are coroutines; ``BlockingClient`` has the same methods as plain calls
 that release the GIL while they wait. Amounts are ``decimal.Decimal``, timestamps are
@@ -18,8 +18,10 @@ bindings, declares every name for mypy and pyright and re-exports the generated 
 
 from importlib.metadata import version as _version
 
+# First: Sika's runtime rebinds the generated module before any of its names is exported.
+from . import _runtime  # noqa: F401
 from ._ffi import sika_ffi_types as _declared
-from ._ffi.sika_ffi_types import *  # noqa: F403  (the exported names; __all__ below lists them)
+from ._ffi.sika_ffi_types import *  # the exported names; __all__ below lists them
 from ._logging import enable_logging  # noqa: F401  (Python's own: a handler on the `sika` logger)
 
 # Every exported name but the generated `...Protocol` twins of the objects (an implementation

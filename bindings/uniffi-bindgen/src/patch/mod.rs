@@ -1,8 +1,8 @@
-//! Sika's patches of the generated bindings, one module per language, listed in ADR 0009.
+//! Sika's patches of the generated Kotlin and Swift bindings, one module per language, listed in
+//! ADR 0009 (Python has none: ADR 0033).
 //! They change presentation and plumbing only; every behaviour stays in the Rust core.
 
 mod kotlin;
-pub mod python;
 mod swift;
 
 use std::fs;
@@ -15,7 +15,6 @@ type Patch = fn(String, Option<&Path>) -> Result<String, String>;
 /// Patches the one file UniFFI generated for `language` under `out_dir`.
 pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(), String> {
     let (extension, patch): (&str, Patch) = match language {
-        "python" => ("py", python::patch),
         "kotlin" => ("kt", kotlin::patch),
         "swift" => ("swift", swift::patch),
         other => return Err(format!("no patches for language `{other}`")),
@@ -23,7 +22,11 @@ pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(
     let mut files = Vec::new();
     find_files(out_dir, extension, &mut files).map_err(|e| format!("reading {}: {e}", out_dir.display()))?;
     // Files Sika writes beside the generated one (from an earlier run into the same directory).
-    let own = if language == "kotlin" { kotlin::OWN_FILES } else { &[] };
+    let own = match language {
+        "kotlin" => kotlin::OWN_FILES,
+        "swift" => &[crate::swift_codable::FILE_NAME],
+        _ => &[],
+    };
     files.retain(|file| !file.file_name().is_some_and(|name| own.iter().any(|own| name == *own)));
     let [file] = files.as_slice() else {
         return Err(format!(

@@ -10,9 +10,10 @@
 //! strings and optionals are read inline, so are enums whose fields are numbers and text, custom
 //! types apply their `lift` expression from `uniffi.toml` inline, and the objects are built by
 //! the same calls UniFFI's `read` makes, with the same arguments. Each such converter's `lift`
-//! and `read` become the reader's; UniFFI's `read` is kept, and
-//! `_uniffi_sika_use_flat_readers(False)` puts it back (the B58 test compares both on every
-//! fixture). Types the readers do not know (objects, callback interfaces, builtin times and
+//! and `read` become the reader's (`sika/_runtime/readers.py` wires them, into a module of
+//! their own, `sika_ffi_readers.py`, ADR 0033); UniFFI's `read` is kept, and
+//! `sika._runtime.readers.use_flat_readers(False)` puts it back (the B58 test compares both on
+//! every fixture). Types the readers do not know (objects, callback interfaces, builtin times and
 //! durations, errors) are read by their generated converter.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,9 +22,11 @@ use uniffi_bindgen::pipeline::general::{Enum, Field, Namespace, Type, TypeDefini
 
 use crate::python_stub::python;
 
-/// The generated module's text with the readers appended and wired; fails when a converter
-/// does not have the shape the wiring expects.
-pub fn patch(text: String, namespace: &Namespace) -> Result<String, String> {
+pub const FILE_NAME: &str = "sika_ffi_readers.py";
+
+/// The readers module's text: a reader per type, and `READERS`, which `sika/_runtime/readers.py`
+/// wires into the converters (checking each converter's shape there).
+pub fn module(namespace: &Namespace) -> Result<String, String> {
     let errors = namespace.type_definitions.iter().filter_map(|definition| match definition {
         TypeDefinition::Enum(enumeration) if enumeration.self_type.is_used_as_error => Some(enumeration.name.clone()),
         _ => None,
@@ -50,33 +53,31 @@ pub fn patch(text: String, namespace: &Namespace) -> Result<String, String> {
     for definition in &namespace.type_definitions {
         generator.definition(definition)?;
     }
-    for converter in &generator.wired {
-        check_converter(&text, converter)?;
+    let mut text = String::from(HEADER);
+    let mut imports: Vec<String> =
+        python::custom_types(namespace)?.values().flat_map(|custom| custom.imports.iter().cloned()).collect();
+    imports.sort();
+    imports.dedup();
+    for import in imports {
+        text.push_str(&format!("{}\n", python::import_statement(&import)));
     }
-    let mut appended = String::from(HELPERS);
+    text.push_str("\nfrom .._runtime.readers import read_generated as _uniffi_sika_read_generated\n");
+    text.push_str("from .sika_ffi import (\n    InternalError,\n");
+    for name in &generator.names {
+        text.push_str(&format!("    {name},\n"));
+    }
+    text.push_str(")\n\n");
     for format in &generator.structs {
         let name = struct_name(format);
-        appended.push_str(&format!("{name} = struct.Struct(\">{format}\")\n"));
+        text.push_str(&format!("{name} = struct.Struct(\">{format}\")\n"));
     }
-    appended.push_str(&generator.code);
+    text.push_str(&generator.code);
+    text.push_str("\n\n# Each converter whose `lift` and `read` become the reader's.\nREADERS = (\n");
     for converter in &generator.wired {
-        appended.push_str(&format!(
-            "_uniffi_sika_flat_reader(_UniffiFfiConverter{converter}, _uniffi_sika_read_{converter})\n"
-        ));
+        text.push_str(&format!("    (\"{converter}\", _uniffi_sika_read_{converter}),\n"));
     }
-    Ok(format!("{text}{appended}"))
-}
-
-/// The converter the reader replaces must be UniFFI's buffer converter, defined once, with one
-/// `read` and the inherited `lift` (a converter's own `lift` would bypass the reader).
-fn check_converter(text: &str, converter: &str) -> Result<(), String> {
-    let body = super::converter_body(text, converter)?;
-    match (body.matches("    def read(").count(), body.matches("    def lift(").count()) {
-        (1, 0) => Ok(()),
-        (reads, lifts) => Err(format!(
-            "`_UniffiFfiConverter{converter}`: expected one `read` and an inherited `lift`, found {reads} and {lifts}"
-        )),
-    }
+    text.push_str(")\n");
+    Ok(text)
 }
 
 /// `[bindings.python.custom_types.NAME] lift` of `uniffi.toml`: the expression UniFFI's
@@ -110,6 +111,8 @@ struct Generator {
     /// Locals numbered across the module, so inlined reads never reuse a name.
     locals: usize,
     code: String,
+    /// The generated module's names the readers use (classes, converters), imported from it.
+    names: BTreeSet<String>,
 }
 
 /// The module constant of a `struct` format (`?`, a boolean, is `X` in the name).
@@ -182,6 +185,7 @@ impl Generator {
         match definition {
             TypeDefinition::Record(record) => {
                 let class = python::type_name(&record.name);
+                self.names.insert(class.clone());
                 let mut body = Vec::new();
                 let arguments = self.fields(&mut body, &record.fields, |field| python::var_name(&field.name))?;
                 body.push(format!("return {class}({}), o", arguments.join(", ")));
@@ -227,6 +231,7 @@ impl Generator {
         if enumeration.is_flat {
             // UniFFI's `enum.Enum` members, by their 1-based position.
             let class = python::type_name(&enumeration.name);
+            self.names.insert(class.clone());
             let members: Vec<String> = enumeration
                 .variants
                 .iter()
@@ -251,6 +256,7 @@ impl Generator {
         target: &str,
     ) -> Result<(), String> {
         let class = python::type_name(&enumeration.name);
+        self.names.insert(class.clone());
         body.push(format!("{indent}index, = {}.unpack_from(b, o)", self.struct_name("i")));
         body.push(format!("{indent}o += 4"));
         let unknown = format!("{indent}    raise InternalError(\"Raw enum value doesn't match any cases\")");
@@ -360,10 +366,11 @@ impl Generator {
                 body.push(format!("{indent}{target}, o = _uniffi_sika_read_{}(b, o)", canonical_name(ty)));
             }
             // Objects, callback interfaces, builtin times, errors: their generated converter.
-            _ => body.push(format!(
-                "{indent}{target}, o = _uniffi_sika_read_generated(_UniffiFfiConverter{}, b, o)",
-                canonical_name(ty)
-            )),
+            _ => {
+                let converter = format!("_UniffiFfiConverter{}", canonical_name(ty));
+                body.push(format!("{indent}{target}, o = _uniffi_sika_read_generated({converter}, b, o)"));
+                self.names.insert(converter);
+            }
         }
         Ok(())
     }
@@ -417,93 +424,13 @@ impl Generator {
     }
 }
 
-const HELPERS: &str = r#"
+const HEADER: &str = r#""""Flat readers of the returned buffers (ADR 0028), one per type of the interface.
 
-# Sika (ADR 0028): flat readers of the returned buffers, generated from the interface by the
-# post-generation step. Each reads `b` (the buffer's bytes) from offset `o` and returns the value
-# and the offset after it.
-_UNIFFI_SIKA_FLAT_READERS = []
+Generated with the bindings by the project's uniffi-bindgen (bindings/uniffi-bindgen/src/python/readers.rs)
+from the library's metadata; not edited by hand. Each reads `b` (the buffer's bytes) from offset
+`o` and returns the value and the offset after it; sika/_runtime/readers.py wires them.
+"""
 
-import datetime as _uniffi_sika_datetime
-
-# The epoch of the timestamps' `lift` (core/uniffi.toml), made once.
-_uniffi_sika_utc_epoch = _uniffi_sika_datetime.datetime(1970, 1, 1, tzinfo=_uniffi_sika_datetime.timezone.utc)
-
-
-def _uniffi_sika_read_generated(converter, b, o):
-    # A type the readers do not know (an object, an error): UniFFI's converter reads it.
-    stream = _UniffiRustBufferStream(b, len(b))
-    stream.offset = o
-    return converter.read(stream), stream.offset
-
-
-def _uniffi_sika_read_all(reader, data):
-    try:
-        value, end = reader(data, 0)
-    except (struct.error, IndexError):
-        raise InternalError("read past end of rust buffer") from None
-    if end > len(data):
-        raise InternalError("read past end of rust buffer")
-    return value, end
-
-
-def _uniffi_sika_flat_reader(converter, reader):
-    # Sika: the converter's `lift` (a returned buffer, freed here as UniFFI's `lift` frees it)
-    # and `read` (a value nested in a buffer UniFFI's code reads) become the flat reader.
-    generated_read = converter.__dict__["read"]
-    string_at = ctypes.string_at
-
-    def lift(rbuf):
-        try:
-            size = rbuf.len
-            value, end = _uniffi_sika_read_all(reader, string_at(rbuf.data, size) if size else b"")
-            if end != size:
-                raise RuntimeError(f"junk data left in buffer at end of consume_with_stream {size - end}")
-        finally:
-            rbuf.free()
-        return value
-
-    def read(stream):
-        value, end = _uniffi_sika_read_all(reader, stream.data[stream.offset:stream.len])
-        stream.offset += end
-        return value
-
-    flat = (staticmethod(read), staticmethod(lift))
-    _UNIFFI_SIKA_FLAT_READERS.append((converter, flat, generated_read))
-    converter.read, converter.lift = flat
-
-
-def _uniffi_sika_use_flat_readers(flat):
-    # Sika: `False` puts UniFFI's generated `read` (and inherited `lift`) back, `True` the flat
-    # readers; the B58 test lifts every fixture both ways.
-    for converter, (read, lift), generated_read in _UNIFFI_SIKA_FLAT_READERS:
-        if flat:
-            converter.read, converter.lift = read, lift
-        else:
-            converter.read = generated_read
-            if "lift" in converter.__dict__:
-                del converter.lift
-
+# ruff: noqa
+import struct
 "#;
-
-#[cfg(test)]
-mod tests {
-    use super::check_converter;
-
-    const CONVERTER: &str = "\nclass _UniffiFfiConverterTypeBank(_UniffiConverterRustBuffer):\n    @staticmethod\n    def read(buf):\n        return Bank()\n";
-
-    #[test]
-    fn a_converter_of_the_expected_shape_is_wired() {
-        assert_eq!(check_converter(CONVERTER, "TypeBank"), Ok(()));
-    }
-
-    #[test]
-    fn a_changed_converter_fails_the_build() {
-        // Missing, twice, with its own `lift` (which would bypass the reader), without `read`.
-        assert!(check_converter("", "TypeBank").is_err());
-        assert!(check_converter(&CONVERTER.repeat(2), "TypeBank").is_err());
-        let own_lift = format!("{CONVERTER}    @staticmethod\n    def lift(rbuf):\n        pass\n");
-        assert!(check_converter(&own_lift, "TypeBank").is_err());
-        assert!(check_converter(&CONVERTER.replace("def read(", "def load("), "TypeBank").is_err());
-    }
-}
