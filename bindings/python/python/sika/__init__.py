@@ -21,7 +21,7 @@ from importlib.metadata import version as _version
 # First: Sika's runtime rebinds the generated module before any of its names is exported.
 from . import _runtime  # noqa: F401
 from ._ffi import sika_ffi_types as _declared
-from ._ffi.sika_ffi_types import *  # the exported names; __all__ below lists them
+from ._ffi.sika_ffi_types import *  # noqa: F403  (the exported names; __all__ below lists them)
 from ._logging import enable_logging  # noqa: F401  (Python's own: a handler on the `sika` logger)
 
 # Every exported name but the generated `...Protocol` twins of the objects (an implementation
