@@ -55,10 +55,23 @@ pub(crate) fn bounded_to(text: String, max: usize) -> String {
     cut.unwrap_or(text)
 }
 
+/// Whether `text` is already a text cut within `max` characters (the decoder cuts the service's
+/// message, the scrubber sees it again): cutting it again would count only what was kept.
+fn is_cut_within(text: &str, max: usize) -> bool {
+    const START: &str = "…[cut: ";
+    const END: &str = " characters in all]";
+    text.rfind(START).is_some_and(|at| {
+        let marker = &text[at + START.len()..];
+        marker.len() <= 20 + END.len()
+            && marker.strip_suffix(END).is_some_and(|count| count.bytes().all(|b| b.is_ascii_digit()))
+            && text[..at].chars().count() <= max
+    })
+}
+
 /// `text` cut after `max` characters, with the marker, when it is longer.
 pub(crate) fn bound_to(text: &str, max: usize) -> Cow<'_, str> {
     // A text of at most `max` bytes has at most that many characters: no count needed.
-    if text.len() <= max {
+    if text.len() <= max || is_cut_within(text, max) {
         return Cow::Borrowed(text);
     }
     match text.char_indices().nth(max) {
@@ -203,6 +216,9 @@ mod tests {
         assert!(scrubbed.chars().count() < MAX_TEXT_CHARS + 40);
         let exact = "x".repeat(MAX_TEXT_CHARS);
         assert_eq!(scrub(&exact, LONG_KEY), exact, "a text of the bound is whole");
+        assert_eq!(scrub(&scrubbed, LONG_KEY), scrubbed, "a cut text is not cut again");
+        let forged = format!("{}…[cut: {} characters in all]", "x".repeat(10), "9".repeat(5_000));
+        assert!(scrub(&forged, LONG_KEY).chars().count() < MAX_TEXT_CHARS + 40, "a forged marker is still cut");
     }
 
     #[test]

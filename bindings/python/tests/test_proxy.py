@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from sika import Client, ClientConfig, SecretKey, SecretUrl, SikaError
+from sika import Client, ClientConfig, SecretKey, SikaError
 from support import KEY, scenario, transaction_object
 
 # A hostile proxy's forged answer, had the SDK sent the call (and the key) to it.
@@ -84,7 +84,7 @@ async def test_b47_https_proxy_environment_is_ignored_for_https_targets(proxy, m
 
 async def test_b47_explicit_proxy_is_not_used_for_loopback(sandbox, make_client, proxy):
     sandbox.seed_transaction(transaction_object("B47-PY-EXPLICIT", "successful", "5"))
-    transaction = await make_client(proxy=SecretUrl(proxy.url)).verify_transaction("B47-PY-EXPLICIT")
+    transaction = await make_client(proxy=proxy.url).verify_transaction("B47-PY-EXPLICIT")
     assert transaction.tx_ref == "B47-PY-EXPLICIT"
     assert proxy.seen == []
 
@@ -92,6 +92,6 @@ async def test_b47_explicit_proxy_is_not_used_for_loopback(sandbox, make_client,
 @pytest.mark.parametrize("bad", ["not a url", "ftp://127.0.0.1:21", "http://127.0.0.1:1/?x=1", "socks5://127.0.0.1:1"])
 def test_b47_a_bad_proxy_is_invalid_input_and_nothing_is_sent(sandbox, bad):
     with pytest.raises(SikaError.InvalidInput) as raised:
-        sandbox.blocking_client(proxy=SecretUrl(bad))
+        sandbox.blocking_client(proxy=bad)
     assert raised.value.field == "proxy"
     assert sandbox.requests() == []

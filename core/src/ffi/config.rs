@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::unsigned;
 use crate::error::Result;
-use crate::secret::{SecretKey, SecretUrl};
+use crate::secret::SecretKey;
 
 /// Settings of a client. Unset optional values take the core's defaults.
 #[derive(uniffi::Record)]
@@ -29,10 +29,10 @@ pub struct ClientConfig {
     #[uniffi(default = None)]
     pub user_agent_suffix: Option<String>,
     /// An HTTP CONNECT proxy for https targets, `http://[user:password@]host:port`; loopback
-    /// targets never use one, and environment proxies are ignored. An opaque object, like the
-    /// key: the password never prints (ADR 0040).
+    /// targets never use one, and environment proxies are ignored. Added last so positional
+    /// callers break least.
     #[uniffi(default = None)]
-    pub proxy: Option<Arc<SecretUrl>>,
+    pub proxy: Option<String>,
     /// How long a reference the service does not know may be "not visible yet", from this
     /// process's first "not found" for it: a webhook is then answered 503 (`RetryLater`), and
     /// `await_final_status` keeps checking. Default 300000 (five minutes); 0: no grace.
@@ -58,7 +58,7 @@ impl TryFrom<ClientConfig> for crate::ClientConfig {
             core.bank_cache_ttl_seconds = unsigned("bank_cache_ttl_seconds", value)?;
         }
         core.user_agent_suffix = config.user_agent_suffix;
-        core.proxy = config.proxy.map(|url| SecretUrl::clone(&url));
+        core.proxy = config.proxy.map(Into::into);
         if let Some(value) = config.not_found_grace_ms {
             core.not_found_grace_ms = unsigned("not_found_grace_ms", value)?;
         }

@@ -85,7 +85,7 @@ final class ProxyTests: XCTestCase {
     func testB47AnExplicitProxyIsNotUsedForLoopback() async throws {
         try await sandbox.seedTransaction(transactionObject(reference: "B47-SW-EXPLICIT", status: "successful", amount: "5"))
         var config = sandbox.config()
-        config.proxy = SecretUrl(url: proxy.url)
+        config.proxy = proxy.url
         let transaction = try await Client(config: config).verifyTransaction(reference: "B47-SW-EXPLICIT")
         XCTAssertEqual(transaction.txRef, "B47-SW-EXPLICIT")
         XCTAssertEqual(proxy.seen, [])
@@ -94,7 +94,7 @@ final class ProxyTests: XCTestCase {
     func testB47ABadProxyIsInvalidInputAndNothingIsSent() async throws {
         for bad in ["not a url", "ftp://127.0.0.1:21", "http://127.0.0.1:1/?x=1", "socks5://127.0.0.1:1"] {
             var config = sandbox.config()
-            config.proxy = SecretUrl(url: bad)
+            config.proxy = bad
             XCTAssertEqual(invalidField(sikaError(blocking: { try BlockingClient(config: config) })), "proxy", bad)
         }
         let requests = try await sandbox.requests()

@@ -91,7 +91,7 @@ class ProxyTest {
     fun testB47ABadProxyIsInvalidInputAndNothingIsSent() {
         for (bad in listOf("not a url", "ftp://127.0.0.1:21", "http://127.0.0.1:1/?x=1")) {
             val error = assertThrows(SikaException.InvalidInput::class.java) {
-                BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, proxy = SecretUrl(bad))).close()
+                BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, proxy = bad)).close()
             }
             assertEquals("proxy", error.field, bad)
         }
@@ -101,7 +101,7 @@ class ProxyTest {
     @Test
     fun testB47AnExplicitProxyIsNotUsedForLoopback() {
         sandbox.seedTransaction(transactionObject("B47-KT-EXPLICIT", "successful", "5"))
-        BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = 10_000, proxy = SecretUrl(proxyUrl))).use {
+        BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = 10_000, proxy = proxyUrl)).use {
             assertEquals("B47-KT-EXPLICIT", it.verifyTransaction("B47-KT-EXPLICIT").txRef)
         }
         assertEquals(emptyList<String>(), seen.toList())
