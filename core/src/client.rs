@@ -12,6 +12,7 @@ use crate::decode;
 use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
 use crate::process::PerProcess;
+use crate::redact::{self, RemoveKey};
 use crate::safety::await_status::{self, AwaitOptions, Schedule};
 use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
 use crate::safety::grace::{self, NotFound, NotFoundGrace};
@@ -108,7 +109,7 @@ impl Client {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        let banks = state.bank_cache.get_or_fetch(&cache_key, fetch_banks(Arc::clone(&state), url));
+        let banks = state.bank_cache.get_or_fetch(&cache_key, fetch_banks(Arc::clone(&state), url, self.key()));
         self.scrubbed(within(deadline, banks)).await
     }
 
@@ -152,8 +153,11 @@ impl Client {
         );
         self.scrubbed(async {
             let posted = state.transport.post_json(url, body).await;
-            let outcome =
-                posted.map(|reply| with_retry_after(&reply, decode::charge_response(reply.status, &reply.body)));
+            let key = &self.inner.secret_key;
+            let outcome = posted.map(|reply| {
+                let decoded = redact::decoded_without_key(key, || decode::charge_response(reply.status, &reply.body));
+                with_retry_after(&reply, decoded)
+            });
             charge_outcome(&request.reference, outcome)
         })
         .await
@@ -228,7 +232,7 @@ impl Client {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        let banks = state.bank_cache.refresh(&cache_key, fetch_banks(Arc::clone(&state), url));
+        let banks = state.bank_cache.refresh(&cache_key, fetch_banks(Arc::clone(&state), url, self.key()));
         self.scrubbed(within(deadline, banks)).await
     }
 
@@ -255,15 +259,21 @@ impl Client {
         inner.process.get(|| ProcessState::new(&inner.settings, inner.bank_cache_ttl, inner.not_found_grace))
     }
 
-    /// A GET (with the transport's retries) decoded by `decode`.
-    async fn get_decoded<T>(
+    /// A GET (with the transport's retries) decoded by `decode`, without the key (ADR 0040).
+    async fn get_decoded<T: RemoveKey>(
         &self,
         state: &ProcessState,
         url: Url,
         decode: impl Fn(u16, &[u8]) -> Result<T>,
     ) -> Result<T> {
         let reply = state.transport.get(url).await?;
-        with_retry_after(&reply, decode(reply.status, &reply.body))
+        let decoded = redact::decoded_without_key(&self.inner.secret_key, || decode(reply.status, &reply.body));
+        with_retry_after(&reply, decoded)
+    }
+
+    /// The key, for work that outlives this call's borrow (a shared bank list fetch).
+    fn key(&self) -> SecretKey {
+        self.inner.secret_key.clone()
     }
 
     fn list_url(&self, path: &str, country: Option<&str>) -> Result<Url> {
@@ -302,9 +312,10 @@ impl std::fmt::Debug for Client {
 
 /// A bank list fetch that owns what it needs, so callers other than the one that started it
 /// can await it (bank_cache.rs).
-async fn fetch_banks(state: Arc<ProcessState>, url: Url) -> Result<Vec<Bank>> {
+async fn fetch_banks(state: Arc<ProcessState>, url: Url, key: SecretKey) -> Result<Vec<Bank>> {
     let reply = state.transport.get(url).await?;
-    with_retry_after(&reply, decode::banks_response(reply.status, &reply.body))
+    let decoded = redact::decoded_without_key(&key, || decode::banks_response(reply.status, &reply.body));
+    with_retry_after(&reply, decoded)
 }
 
 /// `call`'s outcome, or `Timeout` at `deadline`.

@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use url::{Host, Url};
 
 use crate::error::{Result, SikaError};
-use crate::secret::SecretKey;
+use crate::secret::{SecretKey, SecretUrl};
 
 /// Settings of a [`Client`](crate::Client) or [`BlockingClient`](crate::BlockingClient).
 #[derive(Clone)]
@@ -26,8 +26,8 @@ pub struct ClientConfig {
     pub user_agent_suffix: Option<String>,
     /// An HTTP CONNECT proxy for https targets, `http://[user:password@]host:port`. Loopback
     /// targets never use a proxy, and environment proxies (`HTTPS_PROXY`, ...) are ignored
-    /// (ADR 0021). The credentials are never printed.
-    pub proxy: Option<String>,
+    /// (ADR 0021). A [`SecretUrl`]: the credentials are never printed (ADR 0040).
+    pub proxy: Option<SecretUrl>,
     /// How long a reference the service does not know may be "not visible yet", counted from
     /// this process's first "not found" for it (ADR 0023). Within it, `handle_webhook` answers
     /// `RetryLater` (503) and `await_final_status` keeps checking; after it, `Reject` (400) and
@@ -35,7 +35,7 @@ pub struct ClientConfig {
     pub not_found_grace_ms: u64,
 }
 
-// By hand: the derived form would print the proxy's credentials.
+// By hand, naming every field; the key and the proxy print as `[REDACTED]` (their own Debug).
 impl std::fmt::Debug for ClientConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientConfig")
@@ -46,7 +46,7 @@ impl std::fmt::Debug for ClientConfig {
             .field("max_retries", &self.max_retries)
             .field("bank_cache_ttl_seconds", &self.bank_cache_ttl_seconds)
             .field("user_agent_suffix", &self.user_agent_suffix)
-            .field("proxy", &self.proxy.as_ref().map(|_| "<set>"))
+            .field("proxy", &self.proxy)
             .field("not_found_grace_ms", &self.not_found_grace_ms)
             .finish()
     }
@@ -131,7 +131,7 @@ impl ClientConfig {
     /// The parsed [`proxy`](Self::proxy), checked. Errors never repeat the text (it may hold
     /// a password).
     pub(crate) fn proxy_url(&self) -> Result<Option<Url>> {
-        let Some(text) = &self.proxy else { return Ok(None) };
+        let Some(text) = self.proxy.as_ref().map(SecretUrl::expose) else { return Ok(None) };
         let invalid = |reason: &str| SikaError::invalid_input("proxy", reason);
         let url = Url::parse(text).map_err(|_| invalid("is not a URL"))?;
         if url.scheme() != "http" {
@@ -252,6 +252,15 @@ mod tests {
                 assert!(!text.contains(key), "{text}");
             }
         }
+    }
+
+    #[test]
+    fn b65_debug_output_hides_the_proxy_password() {
+        let mut config = ClientConfig::new("sk_test_canary_key", "https://api.example.com");
+        config.proxy = Some("http://user:pa55word_canary@proxy.example.com:3128".into());
+        let printed = format!("{config:?}");
+        assert!(!printed.contains("pa55word"), "{printed}");
+        assert!(config.proxy_url().expect("a valid proxy").is_some(), "the URL is kept, only never shown");
     }
 
     #[test]

@@ -133,7 +133,8 @@ fn error_for(http_status: u16, message: &str) -> SikaError {
     if http_status == 429 {
         return SikaError::RateLimited { retry_after_seconds: None };
     }
-    SikaError::Api { http_status: http_status.into(), message: message.to_owned() }
+    // The service's text, cut at MAX_TEXT_CHARS (ADR 0040): a 7 MB message is not an error's.
+    SikaError::Api { http_status: http_status.into(), message: crate::scrub::bound(message).into_owned() }
 }
 
 #[cfg(test)]

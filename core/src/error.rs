@@ -99,8 +99,11 @@ impl SikaError {
         Self::Configuration { reason: reason.into() }
     }
 
+    /// A reason may quote the service's text (a decode error names the value it could not
+    /// read): it is cut at [`crate::MAX_TEXT_CHARS`] (ADR 0040).
     pub(crate) fn unexpected(http_status: u16, reason: impl Into<String>) -> Self {
-        Self::UnexpectedResponse { http_status: http_status.into(), reason: reason.into() }
+        let reason = crate::scrub::bounded(reason.into());
+        Self::UnexpectedResponse { http_status: http_status.into(), reason }
     }
 }
 

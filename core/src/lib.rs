@@ -49,6 +49,7 @@ mod error;
 pub mod ffi;
 mod models;
 mod process;
+mod redact;
 mod safety;
 mod scrub;
 mod secret;
@@ -77,7 +78,8 @@ pub use safety::webhook::{
     CHARGE_SUCCESS, MAX_WEBHOOK_BYTES, MAX_WEBHOOK_DEPTH, WebhookDecision, WebhookDecisionKind, WebhookEvent,
     parse_webhook_event, webhook_event_from_json,
 };
-pub use secret::SecretKey;
+pub use scrub::{MAX_LOG_MESSAGE_CHARS, MAX_TEXT_CHARS};
+pub use secret::{SecretKey, SecretUrl};
 pub use status::{MerchantAction, PaymentType, TransactionStatus};
 pub use timestamp::{Timestamp, parse_timestamp};
 pub use transport::MAX_RESPONSE_BYTES;

@@ -6,7 +6,12 @@
 //! characters that forge log lines when the text is printed. So control characters are
 //! escaped, and then every run of the key's fragments of [`MIN_FRAGMENT_CHARS`] or more
 //! characters is replaced by [`MARKER`].
+//!
+//! Outside text may also be of any length (a 7 MB message): it is cut to
+//! [`MAX_TEXT_CHARS`] characters, with a marker naming its full length, before anything else
+//! is done with it (ADR 0040).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -16,6 +21,67 @@ pub(crate) const MIN_FRAGMENT_CHARS: usize = 8;
 
 /// What replaces a fragment of the key.
 pub(crate) const MARKER: &str = "[REDACTED]";
+
+/// The most characters of one outside text that an error, a decision reason or a log record
+/// holds; a longer text is cut there and [`cut_marker`] appended (ADR 0040).
+pub const MAX_TEXT_CHARS: usize = 1_000;
+
+/// What follows a text cut at [`MAX_TEXT_CHARS`]: how long it was.
+fn cut_marker(total_chars: usize) -> String {
+    format!("…[cut: {total_chars} characters in all]")
+}
+
+/// The most characters of one log record's message: a few outside texts, each already cut at
+/// [`MAX_TEXT_CHARS`], and the SDK's own words (ADR 0040).
+pub const MAX_LOG_MESSAGE_CHARS: usize = 4 * MAX_TEXT_CHARS;
+
+/// `text` when it has at most [`MAX_TEXT_CHARS`] characters; else its first
+/// [`MAX_TEXT_CHARS`] characters and a marker naming its full length.
+pub(crate) fn bound(text: &str) -> Cow<'_, str> {
+    bound_to(text, MAX_TEXT_CHARS)
+}
+
+/// [`bound`] of an owned text, kept as it is when it is within the bound.
+pub(crate) fn bounded(text: String) -> String {
+    bounded_to(text, MAX_TEXT_CHARS)
+}
+
+/// [`bound_to`] of an owned text, kept as it is when it is within `max`.
+pub(crate) fn bounded_to(text: String, max: usize) -> String {
+    let cut = match bound_to(&text, max) {
+        Cow::Owned(cut) => Some(cut),
+        Cow::Borrowed(_) => None,
+    };
+    cut.unwrap_or(text)
+}
+
+/// Whether `text` is already a text cut within `max` characters (the decoder cuts the service's
+/// message, the scrubber sees it again): cutting it again would count only what was kept.
+fn is_cut_within(text: &str, max: usize) -> bool {
+    const START: &str = "…[cut: ";
+    const END: &str = " characters in all]";
+    text.rfind(START).is_some_and(|at| {
+        let marker = &text[at + START.len()..];
+        marker.len() <= 20 + END.len()
+            && marker.strip_suffix(END).is_some_and(|count| count.bytes().all(|b| b.is_ascii_digit()))
+            && text[..at].chars().count() <= max
+    })
+}
+
+/// `text` cut after `max` characters, with the marker, when it is longer.
+pub(crate) fn bound_to(text: &str, max: usize) -> Cow<'_, str> {
+    // A text of at most `max` bytes has at most that many characters: no count needed.
+    if text.len() <= max || is_cut_within(text, max) {
+        return Cow::Borrowed(text);
+    }
+    match text.char_indices().nth(max) {
+        None => Cow::Borrowed(text),
+        Some((end, _)) => {
+            let total = max + text[end..].chars().count();
+            Cow::Owned(format!("{}{}", &text[..end], cut_marker(total)))
+        }
+    }
+}
 
 /// Escapes control characters (C0, DEL, C1) and the Unicode line and paragraph separators,
 /// so that a text always prints as one line and cannot forge a log record.
@@ -46,12 +112,29 @@ fn needs_escape(c: char) -> bool {
 /// [`MIN_FRAGMENT_CHARS`] or more characters (the whole key when it is shorter, if it has
 /// at least 4 characters; a shorter "key" would match ordinary text).
 pub(crate) fn scrub(text: &str, key: &str) -> String {
-    let text = escape_controls(text);
+    // Cut first: the key is looked for in what is kept, not in 7 MB that is thrown away.
+    let text = escape_controls(&bound(text));
+    match remove_key(&text, key) {
+        Some(removed) => removed,
+        None => text,
+    }
+}
+
+/// `text` with every fragment of `key` of [`MIN_FRAGMENT_CHARS`] or more characters replaced
+/// by [`MARKER`] (the whole key when it is shorter, if it has at least 4 characters); `None`
+/// when there is none. Nothing else is changed: this is how a record's texts from the service
+/// are cleaned as they are decoded (ADR 0040), where escaping would change the data.
+pub(crate) fn remove_key(text: &str, key: &str) -> Option<String> {
     let key: Vec<char> = key.chars().collect();
     if key.len() < 4 {
-        return text;
+        return None;
     }
     let window = key.len().min(MIN_FRAGMENT_CHARS);
+    // Most texts hold no fragment: a substring search per fragment says so without building
+    // the per-character tables below (a verification's body is checked on every call).
+    if !key.windows(window).any(|fragment| text.contains(&fragment.iter().collect::<String>())) {
+        return None;
+    }
     let fragments: HashSet<&[char]> = key.windows(window).collect();
     let chars: Vec<char> = text.chars().collect();
     // Every fragment of `window` or more characters is a chain of overlapping windows of the
@@ -65,7 +148,7 @@ pub(crate) fn scrub(text: &str, key: &str) -> String {
         }
     }
     if !any {
-        return text;
+        return None;
     }
     let mut scrubbed = String::with_capacity(text.len());
     for (index, c) in chars.iter().enumerate() {
@@ -75,7 +158,7 @@ pub(crate) fn scrub(text: &str, key: &str) -> String {
             scrubbed.push_str(MARKER);
         }
     }
-    scrubbed
+    Some(scrubbed)
 }
 
 #[cfg(test)]
@@ -122,6 +205,27 @@ mod tests {
         let scrubbed = scrub(&split, LONG_KEY);
         assert!(!has_fragment(&scrubbed, LONG_KEY), "{scrubbed}");
         assert!(!scrubbed.contains('\n'));
+    }
+
+    #[test]
+    fn b64_a_long_text_is_cut_with_a_marker_naming_its_length() {
+        let long = "é".repeat(7_000_000);
+        let scrubbed = scrub(&long, LONG_KEY);
+        assert!(scrubbed.starts_with(&"é".repeat(MAX_TEXT_CHARS)), "the first characters are kept");
+        assert!(scrubbed.ends_with("…[cut: 7000000 characters in all]"), "{}", &scrubbed[scrubbed.len() - 60..]);
+        assert!(scrubbed.chars().count() < MAX_TEXT_CHARS + 40);
+        let exact = "x".repeat(MAX_TEXT_CHARS);
+        assert_eq!(scrub(&exact, LONG_KEY), exact, "a text of the bound is whole");
+        assert_eq!(scrub(&scrubbed, LONG_KEY), scrubbed, "a cut text is not cut again");
+        let forged = format!("{}…[cut: {} characters in all]", "x".repeat(10), "9".repeat(5_000));
+        assert!(scrub(&forged, LONG_KEY).chars().count() < MAX_TEXT_CHARS + 40, "a forged marker is still cut");
+    }
+
+    #[test]
+    fn b64_a_key_at_the_cut_is_still_removed() {
+        let text = format!("{}{LONG_KEY}", "x".repeat(MAX_TEXT_CHARS - 20));
+        let scrubbed = scrub(&text, LONG_KEY);
+        assert!(!has_fragment(&scrubbed, LONG_KEY), "{scrubbed}");
     }
 
     #[test]

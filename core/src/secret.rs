@@ -40,6 +40,14 @@ impl SecretKey {
     pub(crate) fn scrub(&self, text: &str) -> String {
         crate::scrub::scrub(text, &self.0)
     }
+
+    /// Replaces every fragment of the key of 8 or more characters in a text from the service
+    /// by `[REDACTED]`, changing nothing else: a record's fields as they are decoded (ADR 0040).
+    pub(crate) fn remove_from(&self, text: &mut String) {
+        if let Some(removed) = crate::scrub::remove_key(text, &self.0) {
+            *text = removed;
+        }
+    }
 }
 
 impl From<String> for SecretKey {
@@ -60,6 +68,47 @@ impl fmt::Debug for SecretKey {
     }
 }
 
+/// A URL that may carry credentials (a proxy's `http://user:password@host:port`), kept as the
+/// key is (ADR 0040): redacted in `Debug`, no `Display`, its memory zeroed when dropped.
+///
+/// Not yet an object of the foreign interface: the generated Python's checked patches count
+/// the exported objects (issue 25 leaves that to the bindgen's owners), so Python, Kotlin and
+/// Swift still pass the proxy as a string.
+#[derive(Clone)]
+pub struct SecretUrl(Zeroizing<String>);
+
+impl SecretUrl {
+    /// Wraps a URL. Checked when a client is made (a bad one is `InvalidInput`, its text never
+    /// repeated).
+    pub fn new(url: String) -> Self {
+        Self(Zeroizing::new(url))
+    }
+}
+
+impl SecretUrl {
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SecretUrl {
+    fn from(url: String) -> Self {
+        Self::new(url)
+    }
+}
+
+impl From<&str> for SecretUrl {
+    fn from(url: &str) -> Self {
+        Self::new(url.to_owned())
+    }
+}
+
+impl fmt::Debug for SecretUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretUrl([REDACTED])")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +118,14 @@ mod tests {
         let key = SecretKey::from("sk_test_canary_0123456789");
         let printed = format!("{key:?} {:#?}", key);
         assert!(!printed.contains("canary"), "{printed}");
+        assert!(printed.contains("REDACTED"));
+    }
+
+    #[test]
+    fn b65_debug_never_shows_a_secret_url() {
+        let url = SecretUrl::from("http://user:pa55word_canary@proxy.example.com:3128");
+        let printed = format!("{url:?} {:#?}", Some(&url));
+        assert!(!printed.contains("pa55word"), "{printed}");
         assert!(printed.contains("REDACTED"));
     }
 

@@ -40,6 +40,9 @@ mod decode_transaction;
 #[path = "../fuzz/fuzz_targets/phone.rs"]
 mod phone;
 #[allow(unused_attributes)]
+#[path = "../fuzz/fuzz_targets/records_json.rs"]
+mod records_json;
+#[allow(unused_attributes)]
 #[path = "../fuzz/fuzz_targets/webhook.rs"]
 mod webhook;
 
@@ -47,13 +50,14 @@ mod webhook;
 type Target = (&'static str, fn(&[u8]));
 
 /// Every fuzz target.
-const TARGETS: [Target; 7] = [
+const TARGETS: [Target; 8] = [
     ("amount", amount::run),
     ("decode_banks", decode_banks::run),
     ("decode_charge", decode_charge::run),
     ("decode_envelope_providers", decode_envelope_providers::run),
     ("decode_transaction", decode_transaction::run),
     ("phone", phone::run),
+    ("records_json", records_json::run),
     ("webhook", webhook::run),
 ];
 

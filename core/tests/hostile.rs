@@ -64,7 +64,13 @@ async fn b29_every_fault_is_a_typed_error_within_the_deadline() {
         let elapsed = started.elapsed();
         assert!(elapsed < limit, "{id}: took {elapsed:?}");
         match expected(case) {
-            Expected::Error(error) => assert_eq!(kind_of(&result), error, "{id}: {result:?}"),
+            Expected::Error(error) => {
+                assert_eq!(kind_of(&result), error, "{id}: {result:?}");
+                // B64: whatever the service sent, the error's text is bounded.
+                let max = faults["max_message_chars"].as_u64().expect("max_message_chars") as usize;
+                let chars = result.as_ref().expect_err("an error").to_string().chars().count();
+                assert!(chars <= max, "{id}: a message of {chars} characters, more than {max}");
+            }
             Expected::Confirmed => {
                 assert_eq!(result, Ok(TransactionStatus::Successful), "{id}");
                 // The same client again: the fault (`count` answers) is still in place.

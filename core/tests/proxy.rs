@@ -121,7 +121,7 @@ async fn b47_explicit_proxy_carries_https_through_connect() {
     let mut config = ClientConfig::new(KEY, "https://sika-proxy-test.invalid");
     config.max_retries = 0;
     config.timeout_ms = 5_000;
-    config.proxy = Some(proxy.url.clone());
+    config.proxy = Some(proxy.url.clone().into());
     let result = Client::new(config).expect("client").verify_transaction("B47-CONNECT").await;
     // The proxy refuses the tunnel: a network error, never its forged body read as a payment.
     assert!(matches!(result, Err(SikaError::Network { .. })), "{result:?}");
@@ -134,7 +134,7 @@ async fn b47_explicit_proxy_is_not_used_for_loopback() {
     let sandbox = Sandbox::start();
     sandbox.seed_transaction(&transaction_object("B47-EXPLICIT", "successful", "5"));
     let mut config = sandbox.config();
-    config.proxy = Some(proxy.url.clone());
+    config.proxy = Some(proxy.url.clone().into());
     let transaction = Client::new(config).expect("client").verify_transaction("B47-EXPLICIT").await.expect("direct");
     assert_eq!(transaction.tx_ref, "B47-EXPLICIT");
     assert_eq!(proxy.seen(), Vec::<String>::new());
@@ -145,7 +145,7 @@ fn b47_a_bad_proxy_is_invalid_input_and_nothing_is_sent() {
     let sandbox = Sandbox::start();
     for bad in ["not a url", "ftp://127.0.0.1:21", "http://", "http://127.0.0.1:1/?x=1", "", "socks5://127.0.0.1:1"] {
         let mut config = sandbox.config();
-        config.proxy = Some(bad.to_owned());
+        config.proxy = Some(bad.into());
         let error = Client::new(config).err().unwrap_or_else(|| panic!("{bad:?} accepted"));
         assert!(matches!(&error, SikaError::InvalidInput { field, .. } if field == "proxy"), "{bad:?}: {error:?}");
     }
@@ -155,12 +155,12 @@ fn b47_a_bad_proxy_is_invalid_input_and_nothing_is_sent() {
 #[test]
 fn b47_proxy_credentials_never_print() {
     let mut config = ClientConfig::new(KEY, "https://api.example.com");
-    config.proxy = Some("http://proxyuser:hunter2canary@127.0.0.1:3128".to_owned());
+    config.proxy = Some("http://proxyuser:hunter2canary@127.0.0.1:3128".into());
     let printed = format!("{config:?}");
     assert!(!printed.contains("hunter2canary"), "{printed}");
     assert!(!printed.contains("proxyuser"), "{printed}");
     let mut bad = config.clone();
-    bad.proxy = Some("http://proxyuser:hunter2canary@127.0.0.1:99999".to_owned());
+    bad.proxy = Some("http://proxyuser:hunter2canary@127.0.0.1:99999".into());
     let Err(error) = Client::new(bad) else { panic!("port 99999 accepted") };
     assert!(!format!("{error} {error:?}").contains("hunter2canary"), "{error:?}");
 }

@@ -23,6 +23,7 @@
 //! | `close_after_answer` | the normal answer (no `Connection: close`), then the connection closed (FIN), as a proxy's keep-alive timeout closes an idle connection | yes |
 //! | `non_utf8` | a 200 `application/json` body with bytes that are not UTF-8 | no |
 //! | `echo_key` | `body` with `{key}` replaced by the request's bearer key and `{key_tail}` by that key without its first 3 characters (B50) | no |
+//! | `long_text` | HTTP `status` (default 200) with `body` whose `{long}` is replaced by `long_chars` (at most 64 Mi) letters `x`: a service text of any length (B64) | no |
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,6 +50,8 @@ const MAX_DELAY_MS: u64 = 3_600_000;
 const MAX_DEPTH: u64 = 1_000_000;
 /// The largest `huge` body accepted (1 TiB: it is generated, never held).
 const MAX_HUGE: u64 = 1 << 40;
+/// The most characters `long_text` puts in place of `{long}` (the body is built in memory).
+const MAX_LONG_CHARS: u64 = 64 * 1024 * 1024;
 /// The largest real answer read back for `drip`, `truncate` and `duplicate_keys`.
 const MAX_REAL_ANSWER: usize = 16 * 1024 * 1024;
 
@@ -131,6 +134,7 @@ fn options_of(kind: &str) -> Option<&'static [&'static str]> {
         "deep_json" => &["depth", "nest"],
         "duplicate_keys" => &["first", "second"],
         "echo_key" => &["status", "body", "content_type"],
+        "long_text" => &["status", "body", "long_chars", "content_type"],
         _ => return None,
     })
 }
@@ -308,6 +312,20 @@ impl Fault {
                 content_type: fields.content_type()?,
                 retry_after: None,
             }),
+            "long_text" => {
+                let template = fields.string("body")?.ok_or("body is required")?;
+                if !template.contains("{long}") {
+                    return Err("body must contain {long}".to_owned());
+                }
+                let chars = fields.integer("long_chars", 0, MAX_LONG_CHARS)?.ok_or("long_chars is required")?;
+                let long = "x".repeat(usize::try_from(chars).map_err(|_| "long_chars is too large")?);
+                Kind::Body(Canned {
+                    status: fields.status(200)?,
+                    body: Bytes::from(template.replace("{long}", &long)),
+                    content_type: fields.content_type()?,
+                    retry_after: None,
+                })
+            }
             "truncate" => {
                 let body = fields.explicit_body()?;
                 let send_bytes = fields.integer("send_bytes", 0, u64::MAX)?;
@@ -652,6 +670,7 @@ mod tests {
         assert!(parse(r#"{"path":"/charge","kind":"after_processing","then":"reset"}"#).is_ok());
         assert!(parse(r#"{"path":"/x","kind":"body","body_base64":"/w=="}"#).is_ok());
         assert!(parse(r#"{"path":"/charge","kind":"close_after_answer"}"#).is_ok());
+        assert!(parse(r#"{"path":"/x","kind":"long_text","body":"{\"m\":\"{long}\"}","long_chars":10}"#).is_ok());
         for bad in [
             "nope",
             "[]",
@@ -684,6 +703,9 @@ mod tests {
             r#"{"path":"/bank","kind":"deep_json","depth":0}"#,
             r#"{"path":"/bank","kind":"deep_json","nest":"list"}"#,
             r#"{"path":"/bank","kind":"close_after_answer","status":500}"#,
+            r#"{"path":"/bank","kind":"long_text","body":"no placeholder","long_chars":10}"#,
+            r#"{"path":"/bank","kind":"long_text","body":"{long}"}"#,
+            r#"{"path":"/bank","kind":"long_text","body":"{long}","long_chars":67108865}"#,
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }

@@ -61,6 +61,9 @@ async def test_b29_every_fault_is_a_typed_error_within_the_deadline(sandbox, mak
         assert elapsed >= BUDGET_S * 0.8, f"{case['id']}: gave up after {elapsed:.2f} s"
     assert str(error), "every error carries the core's message"
     assert KEY not in str(error) and KEY not in repr(error)
+    # B64: whatever the service sent (a 7 MB message), the error's text is bounded.
+    assert len(str(error)) <= FAULTS["max_message_chars"], f"{case['id']}: {len(str(error))} characters"
+    assert len(repr(error)) <= 2 * FAULTS["max_message_chars"], f"{case['id']}: repr of {len(repr(error))}"
     # One attempt plus at most max_retries, never more, whatever the fault.
     sent = [request for request in sandbox.requests() if request["path"] == "/transaction/verify/HOSTILE-1"]
     assert 1 <= len(sent) <= 1 + FAULTS["max_retries"], f"{case['id']}: {len(sent)} attempts"

@@ -58,7 +58,7 @@ impl TryFrom<ClientConfig> for crate::ClientConfig {
             core.bank_cache_ttl_seconds = unsigned("bank_cache_ttl_seconds", value)?;
         }
         core.user_agent_suffix = config.user_agent_suffix;
-        core.proxy = config.proxy;
+        core.proxy = config.proxy.map(Into::into);
         if let Some(value) = config.not_found_grace_ms {
             core.not_found_grace_ms = unsigned("not_found_grace_ms", value)?;
         }

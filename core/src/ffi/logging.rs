@@ -336,7 +336,8 @@ impl Log for Bridge {
         if !(console || sink) {
             return;
         }
-        let message = record.args().to_string();
+        // Every record is bounded (ADR 0040), whatever its log site quoted.
+        let message = crate::scrub::bounded_to(record.args().to_string(), crate::scrub::MAX_LOG_MESSAGE_CHARS);
         if console {
             // One write per line, so lines from many threads never interleave.
             let line = console_line(level, &target, &message);

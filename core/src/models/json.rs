@@ -88,13 +88,30 @@ pub(crate) fn to_text<T: serde::Serialize>(record: &T) -> String {
 /// Adds `to_json()` to records (exported to every language with the `uniffi` feature).
 macro_rules! to_json_methods {
     ($($record:ty),* $(,)?) => {$(
-        #[cfg_attr(feature = "uniffi", uniffi::export)]
         impl $record {
             /// The record as JSON text, for storing and logging: the service's field names and
             /// texts, amounts as exact decimal strings (`"100.10"`), timestamps as ISO 8601 UTC.
             /// The same text in every language.
             pub fn to_json(&self) -> String {
                 $crate::models::json::to_text(self)
+            }
+        }
+
+        #[cfg(feature = "uniffi")]
+        #[uniffi::export]
+        impl $record {
+            /// The record as JSON text, for storing and logging: the service's field names and
+            /// texts, amounts as exact decimal strings (`"100.10"`), timestamps as ISO 8601 UTC.
+            /// The same text in every language.
+            ///
+            /// A record built in another language can hold a value the core cannot (an amount
+            /// beyond 28 significant digits, a time out of range): that is `InvalidInput`
+            /// naming the field, raised as the record crosses. The `Result` gives that error
+            /// its type; without it UniFFI reports a failed argument as an internal error with
+            /// a Rust backtrace (B63).
+            #[uniffi::method(name = "to_json")]
+            pub fn foreign_to_json(&self) -> Result<String, $crate::error::SikaError> {
+                Ok(self.to_json())
             }
         }
     )*};

@@ -225,7 +225,10 @@ struct TransactionFields {
 
 impl TransactionFields {
     fn into_transaction(self, raw_json: String) -> Result<Transaction, serde_json::Error> {
-        let record = format!("transaction `{}`", crate::scrub::escape_controls(&bounded(&self.tx_ref)));
+        // Named by its tx_ref in warnings: bounded, escaped, and without the decoding client's
+        // key (ADR 0040).
+        let tx_ref = crate::redact::without_decoding_key(&bounded(&self.tx_ref));
+        let record = format!("transaction `{}`", crate::scrub::escape_controls(&tx_ref));
         let read = Descriptive { record: &record };
         Ok(Transaction {
             id: read.integer("id", self.id.as_deref()),

@@ -7,15 +7,17 @@ import Foundation
 
 /// A record the core writes as JSON (`toJson()`): `Encodable` through that text.
 public protocol CoreJSONEncodable: Encodable {
-    /// The record as the core's JSON text.
-    func toJson() -> String
+    /// The record as the core's JSON text; throws `InvalidInput` for a value the core cannot
+    /// hold (an amount beyond 28 significant digits), never a crash (B63).
+    func toJson() throws -> String
 }
 
 extension CoreJSONEncodable {
     /// Writes the core's JSON through any `Encoder`: as a nested value inside a merchant's own
     /// `Codable` type, with the encoder's own formatting.
     public func encode(to encoder: any Encoder) throws {
-        let value = try JSONDecoder().decode(JSONValue.self, from: Data(toJson().utf8))
+        let text = try toJson()
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
         try value.encode(to: encoder)
     }
 }

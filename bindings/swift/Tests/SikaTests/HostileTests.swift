@@ -22,6 +22,8 @@ final class HostileTests: XCTestCase {
         let slackMs: Int64
         let maxRetries: Int32
         let count: Int
+        /// B64: the most characters of an error's message, whatever the service sent.
+        let maxMessageChars: Int
         /// (id, kind, options, expected error kind); `error` is nil for `"outcome": "confirmed"`,
         /// a fault the SDK must survive: verify and confirm still succeed.
         let cases: [(id: String, kind: String, options: [String: Any], error: String?)]
@@ -32,6 +34,7 @@ final class HostileTests: XCTestCase {
             slackMs = try XCTUnwrap(object["slack_ms"] as? Int64)
             maxRetries = try XCTUnwrap(object["max_retries"] as? Int32)
             count = try XCTUnwrap(object["count"] as? Int)
+            maxMessageChars = try XCTUnwrap(object["max_message_chars"] as? Int)
             let list = try XCTUnwrap(object["cases"] as? [[String: Any]])
             cases = try list.map { item in
                 let error = item["error"] as? String
@@ -164,6 +167,9 @@ final class HostileTests: XCTestCase {
             XCTAssertLessThan(elapsed, faults.limit, "\(item.id): took \(elapsed)")
             if case .failure(let error) = result {
                 XCTAssertFalse("\(error)".contains(canaryKey), "\(item.id): the key in the error text")
+                let message = (error as? SikaError)?.message() ?? "\(error)"
+                XCTAssertLessThanOrEqual(message.count, faults.maxMessageChars, "\(item.id): the message's length")
+                XCTAssertLessThanOrEqual("\(error)".count, 2 * faults.maxMessageChars, "\(item.id): the error's length")
             }
         }
     }

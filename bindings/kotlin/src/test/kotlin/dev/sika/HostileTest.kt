@@ -61,6 +61,10 @@ class HostileTest {
         assertTrue(elapsedMs < limitMs, "$id: took $elapsedMs ms, more than $limitMs")
         val error = result.exceptionOrNull()!!
         assertFalse("$error ${error.message}".contains(KEY), "$id: the key leaked")
+        // B64: whatever the service sent (a 7 MB message), the error's text is bounded.
+        val maxChars = faults.long("max_message_chars")
+        assertTrue(error.message.orEmpty().length <= maxChars, "$id: a message of ${error.message.orEmpty().length} characters")
+        assertTrue(error.toString().length <= 2 * maxChars, "$id: toString() of ${error.toString().length} characters")
     }
 
     @Test
