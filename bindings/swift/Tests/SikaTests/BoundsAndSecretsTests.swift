@@ -34,14 +34,14 @@ final class BoundsAndSecretsTests: XCTestCase {
 
     func testB63ToJsonOfAnAmountTheCoreCannotHoldIsInvalidInput() throws {
         for amount in ["1e40", "123456789012345678901234567890", "-1E+29"] {
-            let expected = ExpectedPayment(amount: try XCTUnwrap(Decimal(string: amount)), currency: "GHS")
+            let expected = ExpectedPayment(amount: ExactAmount(amount), currency: "GHS")
             XCTAssertEqual(invalidField(sikaError(blocking: { try expected.toJson() })), "amount", amount)
             let request = chargeRequest(reference: "B63-SW", amount: amount)
             XCTAssertEqual(invalidField(sikaError(blocking: { try request.toJson() })), "amount", amount)
             // Codable goes through the same text: a typed error, never a crash.
             XCTAssertThrowsError(try JSONEncoder().encode(expected), amount)
         }
-        XCTAssertTrue(try ExpectedPayment(amount: Decimal(string: "10.50")!, currency: "GHS").toJson().contains("\"10.50\""))
+        XCTAssertTrue(try ExpectedPayment(amount: ExactAmount("10.50"), currency: "GHS").toJson().contains("\"10.50\""))
     }
 
     // ---- B64 ----------------------------------------------------------------------------------
@@ -55,7 +55,8 @@ final class BoundsAndSecretsTests: XCTestCase {
         (fault["path"], fault["kind"], fault["count"]) = ("/transaction/verify", oversized["kind"], 1)
         try await sandbox.addFault(json: jsonText(fault))
         let client = try Client(config: config())
-        let error = try XCTUnwrap(await sikaError { try await client.verifyTransaction(reference: "B64-SW-1") })
+        let failure = await sikaError { try await client.verifyTransaction(reference: "B64-SW-1") }
+        let error = try XCTUnwrap(failure)
         guard case .Api = error else { return XCTFail("expected Api, got \(error)") }
         XCTAssertLessThanOrEqual(error.message().count, maxChars)
         XCTAssertLessThanOrEqual(String(describing: error).count, 2 * maxChars)
@@ -120,7 +121,8 @@ final class BoundsAndSecretsTests: XCTestCase {
         try await echoFault(echo, "tx_ref_echo")
         let client = try Client(config: config())
         let reference = try XCTUnwrap(echo["reference"] as? String)
-        let error = try XCTUnwrap(await sikaError { try await client.verifyTransaction(reference: reference) })
+        let failure = await sikaError { try await client.verifyTransaction(reference: reference) }
+        let error = try XCTUnwrap(failure)
         guard case .UnexpectedResponse = error else { return XCTFail("expected UnexpectedResponse, got \(error)") }
         assertNoKey([error.message(), String(describing: error), String(reflecting: error)], "error", fragment: fragment)
         let records = logged()
