@@ -80,6 +80,12 @@ _check_maven_bundle() {
   for element in name description url licenses scm developers; do
     grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has no <$element>"
   done
+  # B111: only what a consumer needs (flatten-maven-plugin): no build, profiles, properties,
+  # repositories or test dependencies of the SDK's own build.
+  for element in build profiles properties repositories; do
+    ! grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has a <$element> (the build POM, not the consumer's)"
+  done
+  ! grep -q '<scope>test</scope>' "$directory/$base.pom" || die "package: $base.pom lists test dependencies"
   # The library inside the jar, as JNA will extract it.
   local extracted
   extracted="$(mktemp -d)"

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotNull
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Assumptions
 import org.junit.jupiter.api.Test
 
 /**
@@ -89,6 +90,19 @@ class InstalledJarTest {
         )) {
             assertThrows(ClassNotFoundException::class.java) { Class.forName(absent) }
         }
+    }
+
+    /** B111: under the spring-boot-3.5 profile, the example above ran on the Kotlin standard
+     *  library and coroutines that Spring Boot 3.5 selects, compiled by that Kotlin. */
+    @Test
+    fun b111TheVersionsSpringBootSelectsAreTheOnesUsed() {
+        val kotlin = System.getProperty("sika.expected.kotlin").orEmpty()
+        val coroutines = System.getProperty("sika.expected.coroutines").orEmpty()
+        Assumptions.assumeTrue(kotlin.isNotEmpty(), "run without the spring-boot-3.5 profile")
+        val jars = runtimeClasspath.map { File(it).name }
+        assertTrue("kotlin-stdlib-$kotlin.jar" in jars, "runtime classpath: $jars")
+        assertTrue("kotlinx-coroutines-core-jvm-$coroutines.jar" in jars, "runtime classpath: $jars")
+        assertEquals(kotlin, KotlinVersion.CURRENT.toString())
     }
 
     private fun sha1(file: File): String =
