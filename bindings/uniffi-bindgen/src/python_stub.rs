@@ -306,14 +306,22 @@ impl Stub<'_> {
             None => Vec::new(),
         };
         self.fields(2, &common)?;
-        // The generated `is_NAME` and `is_name` of each variant, properties at run time
-        // (sika/_runtime/decisions.py, ADR 0042): forgetting parentheses cannot pass silently.
+        // The generated `is_NAME` and `is_name` of each variant: methods of the text enums
+        // (their values are `str`), properties of the decisions (sika/_runtime/decisions.py,
+        // ADR 0042: forgetting the parentheses cannot pass silently).
+        let text = self.added.iter().any(|added| {
+            matches!(added, Added::Base { class, base } if *class == name && base == "str")
+        });
         for variant in &variants {
-            self.line(2, "@property");
-            self.line(2, &format!("def is_{variant}(self) -> bool: ..."));
+            let mut spellings = vec![variant.clone()];
             if variant.to_lowercase() != *variant {
-                self.line(2, "@property");
-                self.line(2, &format!("def is_{}(self) -> bool: ...", variant.to_lowercase()));
+                spellings.push(variant.to_lowercase());
+            }
+            for spelling in spellings {
+                if !text {
+                    self.line(2, "@property");
+                }
+                self.line(2, &format!("def is_{spelling}(self) -> bool: ..."));
             }
         }
         self.methods(2, &enumeration.methods)?;

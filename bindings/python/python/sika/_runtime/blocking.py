@@ -159,7 +159,12 @@ def install(ffi: types.ModuleType) -> None:
     blocking.shutdown = shutdown  # type: ignore[attr-defined]
 
     for name, generated in list(vars(blocking).items()):
-        if name.startswith("_") or name in ("shutdown", "from_env") or not inspect.isfunction(generated):
+        if (
+            name.startswith("_")
+            or name in ("shutdown", "from_env")
+            or not inspect.isfunction(generated)
+            or generated.__module__ != ffi.__name__
+        ):
             continue
         asynchronous = _shape.attribute(client, name)
         if not inspect.iscoroutinefunction(asynchronous):

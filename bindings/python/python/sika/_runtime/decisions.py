@@ -10,12 +10,14 @@ truthy). Here, from the generator's list of those enums (`sika_ffi_meta.DATA_ENU
   is right, and `check.is_confirmed()` fails loudly (`'bool' object is not callable`).
 
 UniFFI's generated `__eq__` of each variant and its converter's `write` and `check_lower` call
-`value.is_NAME()`; they are kept, and given the value through a view whose `is_NAME()` is the
-property's answer.
+`value.is_NAME()`: the converter's are kept, given the value through a view whose `is_NAME()`
+is the property's answer; `__eq__` is UniFFI's rule written with `isinstance` (the same variant,
+equal fields, `NotImplemented` for another type).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import types
 import typing
 
@@ -61,13 +63,16 @@ def _with_methods(generated: typing.Callable[..., typing.Any]) -> typing.Callabl
     return through_view
 
 
-def _eq_through_view(
-    generated: typing.Callable[[object, object], typing.Any], enum: type
+def _eq_of_fields(
+    variant: type, enum: type, fields: typing.Sequence[str]
 ) -> typing.Callable[[object, object], typing.Any]:
+    """UniFFI's `__eq__` of a variant, with `isinstance` for its `is_NAME()`: the same variant
+    and equal fields; `NotImplemented` for another type."""
+
     def __eq__(self: object, other: object) -> typing.Any:
         if not isinstance(other, enum):
             return NotImplemented
-        return generated(self, _AsGenerated(other))
+        return isinstance(other, variant) and all(getattr(self, name) == getattr(other, name) for name in fields)
 
     return __eq__
 
@@ -86,8 +91,9 @@ def install(ffi: types.ModuleType, data_enums: typing.Mapping[str, typing.Sequen
                 _shape.function(enum, spelling, ["self"])
                 setattr(enum, spelling, _check(made))
             nested = made.__bases__[0]
-            generated_eq = _shape.function(nested, "__eq__", ["self", "other"])
-            nested.__eq__ = _eq_through_view(generated_eq, enum)
+            _shape.function(nested, "__eq__", ["self", "other"])
+            fields = [field.name for field in dataclasses.fields(nested)]
+            nested.__eq__ = _eq_of_fields(made, enum, fields)
         converter = _shape.class_(ffi, f"_UniffiFfiConverterType{name}")
         write = _shape.function(converter, "write", ["value", "buf"])
         check_lower = _shape.function(converter, "check_lower", ["value"])
