@@ -18,6 +18,7 @@ equal fields, `NotImplemented` for another type).
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 import typing
 
@@ -77,23 +78,46 @@ def _eq_of_fields(
     return __eq__
 
 
+def _as_json(value: object) -> dict[str, typing.Any]:
+    """A decision as JSON for pydantic and FastAPI: `{"outcome": "CONFIRMED", ...its fields}`,
+    a record field as the core's JSON (`to_dict()`: exact amounts), an action as its name."""
+    result: dict[str, typing.Any] = {"outcome": type(value).__name__.rpartition(".")[2]}
+    for field in dataclasses.fields(typing.cast(typing.Any, value)):
+        found = getattr(value, field.name)
+        to_dict = getattr(found, "to_dict", None)
+        if to_dict is not None:
+            found = to_dict()
+        elif isinstance(found, enum.Enum):
+            found = found.name
+        result[field.name] = found
+    return result
+
+
+def _pydantic_schema(cls: type, source: typing.Any, handler: typing.Any) -> typing.Any:
+    # Imported only when pydantic asks (FastAPI's `-> sika.PaymentCheck`): never at `import sika`.
+    from pydantic_core import core_schema
+
+    return core_schema.is_instance_schema(cls, serialization=core_schema.plain_serializer_function_ser_schema(_as_json))
+
+
 def install(ffi: types.ModuleType, data_enums: typing.Mapping[str, typing.Sequence[str]]) -> None:
     for name, variants in data_enums.items():
-        enum = _shape.class_(ffi, name)
-        enum.__bool__ = _refuse(  # type: ignore[attr-defined]
+        decision = _shape.class_(ffi, name)
+        decision.__bool__ = _refuse(  # type: ignore[attr-defined]
             name,
             f"isinstance(value, sika.{name}.{variants[0]}) or value.is_{variants[0].lower()} "
             "(a property: no parentheses)",
         )
         for variant in variants:
-            made = _shape.attribute(enum, variant)
+            made = _shape.attribute(decision, variant)
             for spelling in {f"is_{variant}", f"is_{variant.lower()}"}:
-                _shape.function(enum, spelling, ["self"])
-                setattr(enum, spelling, _check(made))
+                _shape.function(decision, spelling, ["self"])
+                setattr(decision, spelling, _check(made))
             nested = made.__bases__[0]
             _shape.function(nested, "__eq__", ["self", "other"])
             fields = [field.name for field in dataclasses.fields(nested)]
-            nested.__eq__ = _eq_of_fields(made, enum, fields)
+            nested.__eq__ = _eq_of_fields(made, decision, fields)
+        decision.__get_pydantic_core_schema__ = classmethod(_pydantic_schema)  # type: ignore[attr-defined]
         converter = _shape.class_(ffi, f"_UniffiFfiConverterType{name}")
         write = _shape.function(converter, "write", ["value", "buf"])
         check_lower = _shape.function(converter, "check_lower", ["value"])
