@@ -309,9 +309,10 @@ impl Stub<'_> {
         // The generated `is_NAME` and `is_name` of each variant: methods of the text enums
         // (their values are `str`), properties of the decisions (sika/_runtime/decisions.py,
         // ADR 0042: forgetting the parentheses cannot pass silently).
-        let text = self.added.iter().any(|added| {
-            matches!(added, Added::Base { class, base } if *class == name && base == "str")
-        });
+        let text = self
+            .added
+            .iter()
+            .any(|added| matches!(added, Added::Base { class, base } if *class == name && base == "str"));
         for variant in &variants {
             let mut spellings = vec![variant.clone()];
             if variant.to_lowercase() != *variant {
