@@ -10,11 +10,13 @@ freed, which cancels the call (its connection closed, nothing sent after), and t
 propagates. A handler that returns lets the wait go on.
 
 Each `BlockingClient` holds an async `Client` made from the same configuration (`_sika_async`),
-shut down with it. The methods keep their signatures and carry the async method's documentation.
+shut down with it. Once the interpreter exits (`atexit`), a call is the core's own blocking call
+again: the SDK no longer wakes Python from its threads then (ADR 0013). The methods keep their signatures and carry the async method's documentation.
 """
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import itertools
 import os
@@ -54,8 +56,23 @@ def _after_fork_in_child() -> None:
     _waits = {}
 
 
+class _Exit:
+    """Whether the interpreter is exiting: from the `atexit` hook registered with
+    `lifecycle`'s, the SDK no longer wakes Python from its threads (ADR 0013), so a blocking
+    call made then (an application's own `atexit` handler) is the core's own blocking call,
+    on the caller's thread, as before this runtime."""
+
+    started = False
+
+
+def _exiting() -> None:
+    _Exit.started = True
+
+
 def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
     def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
+        if _Exit.started:
+            return generated(self, *args, **kwargs)
         coroutine = asynchronous(self._sika_async, *args, **kwargs)
         _state.blocking = True
         try:
@@ -171,3 +188,4 @@ def install(ffi: types.ModuleType) -> None:
             raise _shape.mismatch(f"`Client.{name}` is not a coroutine function")
         setattr(blocking, name, _blocking_method(name, asynchronous, generated))
     os.register_at_fork(after_in_child=_after_fork_in_child)
+    atexit.register(_exiting)
