@@ -406,16 +406,30 @@ def bench_rss(args: argparse.Namespace) -> None:
     emit("py_rss", "growth", "KiB", after - before)
 
 
+def bench_import(args: argparse.Namespace) -> None:
+    """`import sika` in a fresh interpreter (issue 27: under 30 ms), as `-X importtime` counts
+    it: the cumulative microseconds of the `sika` package, one process per round."""
+    progress(f"python: import time, {args.rounds} rounds")
+    for _ in range(args.rounds):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import sika"], capture_output=True, text=True, check=True
+        )
+        cumulative = [
+            int(line.split("|")[1]) for line in done.stderr.splitlines() if line.rstrip().endswith("| sika")
+        ]
+        emit("py_import", "import sika (-X importtime, cumulative)", "ms", cumulative[-1] / 1000)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["all", "rss"])
+    parser.add_argument("mode", choices=["all", "rss", "import"])
     parser.add_argument("url")
     parser.add_argument("reference")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--rust-bin")
     args = parser.parse_args()
-    {"all": bench_all, "rss": bench_rss}[args.mode](args)
+    {"all": bench_all, "rss": bench_rss, "import": bench_import}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -51,8 +51,42 @@ def action_text(action: sika.MerchantAction) -> str:
             return "investigate"
 
 
+def check_narrowed(check: sika.PaymentCheck) -> str:
+    """The same answer read with `isinstance` narrowing: each variant's fields are typed, and
+    the field every variant has (`transaction`) reads on any of them. A decision is never true
+    by itself (`bool(check)` raises `TypeError`); `is_confirmed` is a property, a `bool`."""
+    reference = check.transaction.tx_ref
+    if isinstance(check, sika.PaymentCheck.CONFIRMED):
+        assert check.is_confirmed and not check.is_not_yet
+        return f"{reference}: ship {check.transaction.amount} {check.transaction.currency}"
+    if isinstance(check, sika.PaymentCheck.MISMATCH):
+        return f"{reference}: {check.field} is {check.actual}, not {check.expected}"
+    if isinstance(check, sika.PaymentCheck.NOT_PAID):
+        return f"{reference}: not paid, {action_text(check.action)}"
+    if isinstance(check, (sika.PaymentCheck.NOT_YET,)):
+        assert check.is_not_yet and not check.is_confirmed
+        return f"{reference}: not yet ({check.transaction.status})"
+    return f"{reference}: investigate"
+
+
+def decision_narrowed(decision: sika.WebhookDecision) -> str:
+    """A webhook decision read with `isinstance` narrowing, every variant."""
+    if isinstance(decision, sika.WebhookDecision.FULFIL):
+        assert decision.is_fulfil
+        return f"fulfil {decision.transaction.tx_ref} ({decision.transaction.amount})"
+    if isinstance(decision, sika.WebhookDecision.INVESTIGATE):
+        return f"investigate {decision.transaction.tx_ref}: {decision.reason}"
+    if isinstance(decision, (sika.WebhookDecision.RETRY_LATER, sika.WebhookDecision.REJECT)):
+        assert not decision.is_fulfil
+        return f"HTTP {decision.http_status()}: {decision.reason}"
+    if isinstance(decision, sika.WebhookDecision.IGNORE):
+        return f"ignore: {decision.reason}"
+    return "an answer this application does not know: investigate"
+
+
 def what_the_check_says(check: sika.PaymentCheck) -> str:
     """`confirm_payment`'s answer: ship only on CONFIRMED."""
+    assert check_narrowed(check).startswith(check.transaction.tx_ref)
     match check:
         case sika.PaymentCheck.CONFIRMED(transaction=paid):  # a keyword pattern
             return f"confirmed: ship {paid.amount} {paid.currency} ({paid.gateway_ref})"
@@ -68,6 +102,7 @@ def what_the_check_says(check: sika.PaymentCheck) -> str:
 
 def what_to_answer(decision: sika.WebhookDecision) -> tuple[int, str]:
     """The HTTP status to answer the webhook with, and what the server does."""
+    assert decision_narrowed(decision)
     match decision:
         case sika.WebhookDecision.FULFIL(transaction):
             done = f"fulfil {transaction.tx_ref}"
@@ -175,7 +210,7 @@ async def checkout(client: sika.Client, reference: str, phone: str, amount: Deci
     except sika.SikaError.ChargeOutcomeUnknown as error:
         return f"charge {error.reference} may have been taken: verify before charging again"
     except sika.SikaError.Api as error:
-        return f"charge refused with HTTP {error.http_status}: {error.message}"
+        return f"charge refused with HTTP {error.http_status}: {error.service_message}"
     except sika.SikaError.InvalidInput as error:
         return f"not sent, {error.field} is wrong: {error.reason}"
     accepted = f"HTTP {response.http_status} {response.message or ''}".strip()
@@ -196,7 +231,7 @@ def checkout_blocking(client: sika.BlockingClient, reference: str, phone: str, a
     except sika.SikaError.ChargeOutcomeUnknown as error:
         return f"charge {error.reference} may have been taken: verify before charging again"
     except sika.SikaError.Api as error:
-        return f"charge refused with HTTP {error.http_status}: {error.message}"
+        return f"charge refused with HTTP {error.http_status}: {error.service_message}"
     cancellation = sika.Cancellation()
     final = client.await_final_status(reference, wait_options(cancellation))
     assert not cancellation.is_cancelled()

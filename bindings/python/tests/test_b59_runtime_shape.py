@@ -22,7 +22,8 @@ def module_of(**names) -> types.ModuleType:
 def test_b59_the_generated_module_holds_no_name_of_sikas_and_the_runtime_rebound_it():
     assert "_uniffi_sika" not in inspect.getsource(ffi)
     assert ffi._uniffi_rust_call_with_error.__module__ == "sika._runtime.calls"
-    assert ffi._uniffi_rust_call_async.__module__ == "sika._runtime.asyncio_wakes"
+    # The blocking client's wait (ADR 0042) over asyncio's coalesced wake-ups (ADR 0030).
+    assert ffi._uniffi_rust_call_async.__module__ == "sika._runtime.blocking"
     assert ffi._UniffiFfiConverterString.lower.__module__ == "sika._runtime.calls"
     assert ffi.SikaError.__str__.__module__ == "sika._runtime.errors"
 

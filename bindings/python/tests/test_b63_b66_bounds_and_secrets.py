@@ -57,7 +57,7 @@ async def test_b64_a_7_mb_service_message_gives_an_exception_of_bounded_size(san
     error = raised.value
     assert len(str(error)) <= FAULTS["max_message_chars"], len(str(error))
     assert len(repr(error)) <= 2 * FAULTS["max_message_chars"], len(repr(error))
-    assert len(error.message) <= FAULTS["max_message_chars"], len(error.message)
+    assert len(error.service_message) <= FAULTS["max_message_chars"], len(error.service_message)
     assert str(error).endswith("[cut: 7000000 characters in all]"), str(error)[-80:]
 
 

@@ -13,6 +13,7 @@ worker died, was killed or was replaced (no crashes). The apps are in `deploymen
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import multiprocessing
 import re
 import time
@@ -269,12 +270,19 @@ def test_b39_a_celery_prefork_worker_answers_each_task_about_its_reference(celer
     seeded = seed_paid(deployment_sandbox, "CEL", 9)
     pending = [f"CEL-P{index}" for index in range(3)]
     send = celery_deployment.caller.send_task
-    sent = [(f"verify {s.reference}", send("shop.verify", args=[s.reference]), verified(s)) for s in seeded + seeded]
+    # Through JSON (Celery's default): records as their `to_dict()`, read back by the core.
+    sent = [
+        (f"verify {s.reference}", send("shop.verify", args=[s.reference]), as_record(sika.transaction_from_json, verified(s)))
+        for s in seeded + seeded
+    ]
     sent += [
-        (f"confirm {s.reference}", send("shop.confirm", args=[s.reference, s.amount, "GHS"]), confirmed(s.reference))
+        (f"confirm {s.reference}", send("shop.confirm", args=[s.reference, s.amount, "GHS"]), paid_json(s.reference))
         for s in seeded
     ]
-    sent += [(f"charge {r}", send("shop.charge", args=[r, PHONE_NEVER_ANSWERS]), charged(r)) for r in pending]
+    sent += [
+        (f"charge {r}", send("shop.charge", args=[r, PHONE_NEVER_ANSWERS]), as_record(sika.charge_response_from_json, charged(r)))
+        for r in pending
+    ]
 
     deadline = time.monotonic() + BATCH_DEADLINE_S
     problems = [judge_records(label, outcome(result, label, deadline), check) for label, result, check in sent]
@@ -284,19 +292,39 @@ def test_b39_a_celery_prefork_worker_answers_each_task_about_its_reference(celer
     assert len(served_by) >= 2, f"one pool process ran every task: {served_by}"
 
 
-def test_b39_a_celery_task_raises_charge_outcome_unknown_to_its_caller(celery_deployment, deployment_sandbox):
+def as_record(parse, check):
+    """A check of a record that came through JSON as its `to_dict()`."""
+    return lambda value: isinstance(value, dict) and check(parse(json.dumps(value)))
+
+
+def paid_json(reference: str):
+    def check(value) -> bool:
+        return (
+            isinstance(value, dict)
+            and value["paid"] is True
+            and sika.transaction_from_json(json.dumps(value["transaction"])).tx_ref == reference
+        )
+
+    return check
+
+
+def test_b98_celery_with_its_default_json_serializer_raises_charge_outcome_unknown_typed(
+    celery_deployment, deployment_sandbox
+):
     deployment_sandbox.fault("/charge", "after_processing", then="reset")
     try:
         result = celery_deployment.caller.send_task("shop.charge", args=["CEL-LOST", PHONE_NEVER_ANSWERS])
         error = outcome(result, "charge CEL-LOST", time.monotonic() + BATCH_DEADLINE_S)
     finally:
         deployment_sandbox.control("clear_faults")
-    assert isinstance(error, sika.SikaError.ChargeOutcomeUnknown), repr(error)
-    assert error.reference == "CEL-LOST"
+    assert type(error) is sika.SikaError.ChargeOutcomeUnknown, repr(error)
+    assert error.reference == "CEL-LOST" and error.reason, repr(error)
+    assert "CEL-LOST" in str(error) and error.args == (error.reference, error.reason)
     # The service took it: verifying the reference (in the worker too) tells what happened.
     verified_later = celery_deployment.caller.send_task("shop.verify", args=["CEL-LOST"])
-    transaction = outcome(verified_later, "verify CEL-LOST", time.monotonic() + BATCH_DEADLINE_S)
-    assert isinstance(transaction, sika.Transaction) and transaction.tx_ref == "CEL-LOST", repr(transaction)
+    answer = outcome(verified_later, "verify CEL-LOST", time.monotonic() + BATCH_DEADLINE_S)
+    assert isinstance(answer, dict), repr(answer)
+    assert sika.transaction_from_json(json.dumps(answer)).tx_ref == "CEL-LOST", repr(answer)
     assert not celery_deployment.worker.health_problems(), no_problems(celery_deployment.worker.health_problems())
 
 
@@ -392,3 +420,50 @@ def test_b39_a_fork_process_pool_executor_raises_sika_errors_across_the_boundary
     }
     problems = [f"{name}: got {errors[name]!r}" for name, check in expected.items() if not check(errors[name])]
     assert not problems + crashed, no_problems(problems + crashed)
+
+
+# --- gunicorn's worker timeout (B101) ----------------------------------------------------
+
+
+def test_b101_gunicorns_worker_timeout_signal_ends_a_blocking_call_at_once(deployment_sandbox, tmp_path):
+    """A sync worker stuck in a slow call (the sandbox answers after 15 s; the SDK's deadline is
+    5 s) is sent SIGABRT by the arbiter after `--timeout=2`: gunicorn's handler runs at once, the
+    call is cancelled and the worker exits (`sys.exit(1)` raised from the SDK's wait), before
+    the SDK's deadline and never SIGKILLed; the sandbox receives nothing more."""
+    timeout_s = 2
+    shape = Shape(
+        "flask-gunicorn-timeout",
+        gunicorn("deployments.flask_app:app", "sync", 1, f"--timeout={timeout_s}"),
+        workers=1,
+    )
+    orders = tmp_path / "orders.sqlite"
+    Orders(str(orders)).create_schema()
+    server = start(shape, shop_environment(deployment_sandbox, orders), tmp_path / "server.log")
+    try:
+        deployment_sandbox.fault("/transaction/verify", "delay", count=1, delay_ms=15_000)
+        sent_before = len(deployment_sandbox.requests())
+        started = time.monotonic()
+        with httpx.Client(timeout=CALL_DEADLINE_S, trust_env=False) as http:
+            try:
+                http.get(server.route("/verify/B101-SLOW"))
+            except httpx.HTTPError:
+                pass  # the worker died with the request: gunicorn answers nothing
+        answered_after = time.monotonic() - started
+        poll(server.log, lambda text: "Worker exiting" in text or "SIGKILL" in text, deadline_s=10)
+        # A worker still stuck would be SIGKILLed by the arbiter's next check, a second later.
+        time.sleep(1.5)
+        log = server.log()
+    finally:
+        deployment_sandbox.control("clear_faults")
+        server.stop()
+    assert "WORKER TIMEOUT" in log, log
+    assert "SIGKILL" not in log, log
+    # gunicorn's handler ran inside the call (its `sys.exit(1)` raised from the SDK's wait),
+    # and the worker went through its own exit.
+    assert "in handle_abort" in log and "SystemExit: 1" in log, log
+    assert re.search(r"Worker exiting \(pid: \d+\)", log), log
+    # Before the SDK's own 5 s deadline: the signal ended the call, not the deadline.
+    assert answered_after < shop.TIMEOUT_MS / 1000, answered_after
+    assert len(deployment_sandbox.requests()) == sent_before + 1
+    time.sleep(0.6)
+    assert len(deployment_sandbox.requests()) == sent_before + 1

@@ -110,7 +110,7 @@ def test_b01_fixture_decodes_to_its_expected_values(case):
     if "http_status" in want:
         got["http_status"] = error.http_status
     if "message" in want:
-        got["message"] = error.message  # the `Api` variant's field: the service's message
+        got["message"] = error.service_message  # the `Api` variant's field: the service's message
     assert got == want
 
 

@@ -5,6 +5,7 @@ concurrent.futures, Celery and RQ all pickle)."""
 import concurrent.futures
 import copy
 import gc
+import inspect
 import multiprocessing
 import pickle
 import subprocess
@@ -89,8 +90,7 @@ def error_samples():
     assert len(variants) == 14
     built = []
     for variant in variants:
-        code = variant.__init__.__code__
-        names = code.co_varnames[1 : code.co_argcount]
+        names = list(inspect.signature(variant).parameters)
         built.append(variant(*(samples.get(name, f"{name} sample") for name in names)))
     return built + [SikaError.RateLimited(None), SikaError("a bare error")]
 

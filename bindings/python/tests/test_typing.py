@@ -256,6 +256,9 @@ def test_b42_every_declaration_is_what_the_runtime_has():
             elif isinstance(statement, ast.Assign) and issubclass(runtime, enum.Enum):
                 member = runtime[statement.targets[0].id]
                 assert member.value == ast.literal_eval(statement.value), f"{paths[name]}.{member.name}"
+            elif isinstance(statement, ast.FunctionDef) and [ast.unparse(d) for d in statement.decorator_list] == ["property"]:
+                # A decision's `is_*` (ADR 0042): a property at run time too.
+                assert isinstance(inspect.getattr_static(runtime, statement.name), property), f"{paths[name]}.{statement.name}"
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 member = inspect.getattr_static(runtime, statement.name)
                 assert callable(getattr(runtime, statement.name)), f"{paths[name]}.{statement.name}"
@@ -266,11 +269,14 @@ def test_b42_every_declaration_is_what_the_runtime_has():
                     assert inspect.iscoroutinefunction(function) == isinstance(statement, ast.AsyncFunctionDef)
                     checked += 1
             elif isinstance(statement, ast.AnnAssign) and ast.unparse(statement.annotation) != "TypeAlias":
-                # A field: the generated `__init__` takes it (and sets it), of the same type.
+                # A field: the generated `__init__` takes it (and sets it), of the same type; one
+                # declared on an enum with data is every variant's (`PaymentCheck.transaction`).
                 field = statement.target.id
-                parameter = inspect.signature(runtime.__init__).parameters[field]
-                if parameter.annotation is not inspect.Parameter.empty:
-                    assert parameter.annotation == ast.unparse(statement.annotation), f"{paths[name]}.{field}"
+                variants = [paths[alias] for alias, path in paths.items() if path.startswith(f"{paths[name]}.")]
+                for owner in [resolve(path) for path in variants] or [runtime]:
+                    parameter = inspect.signature(owner.__init__).parameters[field]
+                    if parameter.annotation is not inspect.Parameter.empty:
+                        assert parameter.annotation == ast.unparse(statement.annotation), f"{paths[name]}.{field}"
         # Positional patterns: what checkers allow is what the runtime class takes.
         assert tuple(getattr(runtime, "__match_args__", ())) == match_args, paths[name]
         if issubclass(runtime, enum.Enum):

@@ -290,11 +290,39 @@ impl Stub<'_> {
         self.class_line(1, &name, &name, &[]);
         self.docstring(2, &enumeration.docstring);
         self.variant_aliases(&name, &variants);
-        // The generated `is_NAME` and `is_name` of each variant.
+        // A field every variant has (the same name and type: `PaymentCheck.transaction`) is
+        // declared on the enum too, so a value narrowed to some variants, or to none, reads it.
+        let common: Vec<Field> = match enumeration.variants.split_first() {
+            Some((first, rest)) => first
+                .fields
+                .iter()
+                .filter(|field| {
+                    rest.iter().all(|variant| {
+                        variant.fields.iter().any(|other| other.name == field.name && other.ty.ty == field.ty.ty)
+                    })
+                })
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        };
+        self.fields(2, &common)?;
+        // The generated `is_NAME` and `is_name` of each variant: methods of the text enums
+        // (their values are `str`), properties of the decisions (sika/_runtime/decisions.py,
+        // ADR 0042: forgetting the parentheses cannot pass silently).
+        let text = self
+            .added
+            .iter()
+            .any(|added| matches!(added, Added::Base { class, base } if *class == name && base == "str"));
         for variant in &variants {
-            self.line(2, &format!("def is_{variant}(self) -> bool: ..."));
+            let mut spellings = vec![variant.clone()];
             if variant.to_lowercase() != *variant {
-                self.line(2, &format!("def is_{}(self) -> bool: ...", variant.to_lowercase()));
+                spellings.push(variant.to_lowercase());
+            }
+            for spelling in spellings {
+                if !text {
+                    self.line(2, "@property");
+                }
+                self.line(2, &format!("def is_{spelling}(self) -> bool: ..."));
             }
         }
         self.methods(2, &enumeration.methods)?;

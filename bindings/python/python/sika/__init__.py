@@ -16,7 +16,7 @@ The package is typed (``py.typed``): ``sika._ffi.sika_ffi_types``, generated wit
 bindings, declares every name for mypy and pyright and re-exports the generated ones.
 """
 
-from importlib.metadata import version as _version
+import typing as _typing
 
 # First: Sika's runtime rebinds the generated module before any of its names is exported.
 from . import _runtime  # noqa: F401
@@ -39,4 +39,15 @@ __all__.remove("log_level_from_env")
 # A host runtime's report for the server-only check (ADR 0027): only Kotlin reports; not for merchants.
 __all__.remove("report_host_runtime")
 __all__.remove("check_host_runtime")
-__version__ = _version("sika")
+
+
+def __getattr__(name: str) -> _typing.Any:
+    # `__version__`, read from the installed package's metadata when first asked: importing
+    # `importlib.metadata` cost 15-26 ms of `import sika` (issue 27: under 30 ms in all).
+    if name == "__version__":
+        from importlib.metadata import version
+
+        value = version("sika")
+        globals()["__version__"] = value
+        return value
+    raise AttributeError(f"module 'sika' has no attribute {name!r}")

@@ -1,6 +1,7 @@
 """The Celery settings the worker and the test's caller share: a broker and a result store
 that need no server (kombu's filesystem transport and Celery's file system backend, in one
-directory), results pickled so that records and `SikaError`s reach the caller as they are."""
+directory), and Celery's default serializer, JSON, for tasks and results: records travel as
+their `to_dict()`, and a `SikaError` is rebuilt by Celery as `type(e)(*e.args)` (B98)."""
 
 import os
 from pathlib import Path
@@ -28,12 +29,7 @@ def settings(directory: str) -> dict:
             "polling_interval": 0.05,
         },
         "result_backend": f"file://{results}",
-        "task_serializer": "json",
-        "result_serializer": "pickle",
-        # Tasks arrive as JSON only (a worker never unpickles what the broker hands it);
-        # results are pickled by the worker and unpickled by the caller.
-        "accept_content": ["json"],
-        "result_accept_content": ["pickle"],
+        # No serializer setting: Celery's defaults (JSON everywhere), as most merchants run it.
         # The filesystem transport has no broadcast: no remote control, mingle or gossip.
         "worker_enable_remote_control": False,
         "worker_hijack_root_logger": False,

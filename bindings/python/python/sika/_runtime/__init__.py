@@ -17,18 +17,37 @@ from __future__ import annotations
 
 import importlib
 
-from . import _shape, asyncio_wakes, calls, enum_writes, errors, gil, lifecycle, objects, readers, records
+from . import (
+    _shape,
+    amounts,
+    asyncio_wakes,
+    blocking,
+    calls,
+    decisions,
+    defaults,
+    enum_writes,
+    errors,
+    gil,
+    lifecycle,
+    objects,
+    readers,
+    records,
+)
 
 _ffi = importlib.import_module("sika._ffi.sika_ffi")
 _meta = importlib.import_module("sika._ffi.sika_ffi_meta")
 
+defaults.install(_ffi)
 calls.install(_ffi)
 gil.install(_ffi, _meta.FUNCTIONS_KEEPING_THE_GIL)
 asyncio_wakes.install(_ffi)
 errors.install(_ffi, _meta.ERRORS)
 objects.install(_ffi, _meta.OBJECTS)
 lifecycle.install(_ffi, _meta.OBJECTS)
+blocking.install(_ffi)
 records.install(_ffi, _meta)
+decisions.install(_ffi, _meta.DATA_ENUMS)
+amounts.install(_ffi, _meta.RECORDS)
 enum_writes.install(_ffi, _meta.ENUM_WRITES)
 readers.install(_ffi, importlib.import_module("sika._ffi.sika_ffi_readers"))
 

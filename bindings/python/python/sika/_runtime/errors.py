@@ -6,14 +6,17 @@ empty, and Python code, loggers and frameworks read `str(error)`. The base class
 dump when the core cannot take the error (a variant built by hand with a field of the wrong
 type): `str()` and `repr()` never raise.
 
-A variant's `__init__` takes its fields while its `args` holds one dump of them, so pickle
+A variant's `__init__` takes its fields while its `args` held one dump of them, so pickle
 (which rebuilds an exception from `args`) failed: multiprocessing, `concurrent.futures`, Celery
 and RQ lost the error. The base class gets a `__reduce__` that rebuilds the variant from its
-fields, read by the names of its generated `__init__`'s parameters.
+fields, read by the names of its generated `__init__`'s parameters. And each variant's `args`
+are its fields in its constructor's order (issue 27, ADR 0043): `type(e)(*e.args)` rebuilds it,
+which is how Celery's default JSON result serializer, and others, bring an error back.
 """
 
 from __future__ import annotations
 
+import inspect
 import types
 import typing
 
@@ -29,14 +32,42 @@ def _str(self: Exception) -> str:
         except Exception:
             # Built by hand with a field the core cannot take: the fields, as UniFFI prints them.
             pass
-    return Exception.__str__(self)
+    return _fields_text(self)
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    # The generated `__init__`'s parameters (under the wrapper that sets `args`).
+    code = getattr(inspect.unwrap(vars(cls).get("__init__", object.__init__)), "__code__", None)
+    if code is None:
+        return ()
+    return tuple(code.co_varnames[1 : code.co_argcount])
+
+
+def _fields_text(self: Exception) -> str:
+    names = _field_names(type(self))
+    if not names or not all(hasattr(self, name) for name in names):
+        return Exception.__str__(self)
+    return ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+
+
+def _args_are_fields(cls: type) -> None:
+    """The variant's `__init__`, then its `args` set to its fields in the constructor's order."""
+    generated = _shape.own(cls, "__init__")
+    names = _field_names(cls)
+
+    def __init__(self: BaseException, *args: typing.Any, **kwargs: typing.Any) -> None:
+        generated(self, *args, **kwargs)
+        self.args = tuple(getattr(self, name) for name in names)
+
+    __init__.__signature__ = inspect.signature(generated)  # type: ignore[attr-defined]
+    __init__.__wrapped__ = generated  # type: ignore[attr-defined]
+    cls.__init__ = __init__  # type: ignore[misc]
 
 
 def _reduce(self: Exception) -> typing.Any:
-    code = getattr(type(self).__init__, "__code__", None)
-    if code is None:  # the base class itself, built like any exception
+    if type(self).__init__ is Exception.__init__:  # the base class itself, built like any exception
         return Exception.__reduce__(self)
-    names = code.co_varnames[1 : code.co_argcount]
+    names = _field_names(type(self))
     return (type(self), tuple(getattr(self, name) for name in names), self.__dict__ or None)
 
 
@@ -47,3 +78,6 @@ def install(ffi: types.ModuleType, error_classes: typing.Iterable[str]) -> None:
             raise _shape.mismatch(f"`{name}` is not a bare Exception subclass")
         base.__str__ = _str  # type: ignore[method-assign, assignment]
         base.__reduce__ = _reduce  # type: ignore[method-assign, assignment]
+        for variant in vars(base).values():
+            if isinstance(variant, type) and issubclass(variant, base) and variant is not base:
+                _args_are_fields(variant)
