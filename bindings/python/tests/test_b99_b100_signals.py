@@ -97,3 +97,28 @@ def test_b99_a_handler_that_returns_lets_the_call_finish(sandbox):
     assert isinstance(check, sika.PaymentCheck.CONFIRMED)
     # The handler ran while the call waited, not after it.
     assert len(handled) == 1 and handled[0] - started < 0.7, [t - started for t in handled]
+
+
+def test_b99_only_the_main_thread_waits_interruptibly(sandbox, monkeypatch):
+    # Signal handlers run on the main thread only, so a call on another thread stays the core's
+    # own blocking call, on its caller's thread, with no hand-over per poll (ADR 0042).
+    from sika._runtime import blocking
+
+    waits: list[threading.Thread] = []
+    original = blocking._Wait.__init__
+
+    def counted(self) -> None:
+        waits.append(threading.current_thread())
+        original(self)
+
+    monkeypatch.setattr(blocking._Wait, "__init__", counted)
+    client = sandbox.blocking_client()
+    sandbox.seed_transaction(transaction_object("B99-THREADS", "successful", "100.10"))
+    results: list[str] = []
+    worker = threading.Thread(target=lambda: results.append(client.verify_transaction("B99-THREADS").tx_ref))
+    worker.start()
+    worker.join(30)
+    assert results == ["B99-THREADS"]
+    assert waits == []
+    assert client.verify_transaction("B99-THREADS").tx_ref == "B99-THREADS"
+    assert waits and all(thread is threading.main_thread() for thread in waits)

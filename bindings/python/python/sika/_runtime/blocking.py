@@ -9,6 +9,8 @@ runs at once, and if it raises (`KeyboardInterrupt`, gunicorn's `SystemExit`) th
 freed, which cancels the call (its connection closed, nothing sent after), and the exception
 propagates. A handler that returns lets the wait go on.
 
+Only the main thread takes this path: a signal's handler never runs on another thread, so a call
+there is the core's own blocking call, on its caller's thread, as before (ADR 0010).
 Each `BlockingClient` holds an async `Client` made from the same configuration (`_sika_async`),
 shut down with it. Once the interpreter exits (`atexit`), a call is the core's own blocking call
 again: the SDK no longer wakes Python from its threads then (ADR 0013). The methods keep their signatures and carry the async method's documentation.
@@ -71,7 +73,10 @@ def _exiting() -> None:
 
 def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
     def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
-        if _Exit.started:
+        # CPython runs signal handlers on the main thread only: a call on any other thread
+        # cannot be interrupted by one, so it stays the core's own blocking call on its
+        # caller's thread (ADR 0010), with no hand-over between threads per poll.
+        if _Exit.started or threading.current_thread() is not threading.main_thread():
             return generated(self, *args, **kwargs)
         coroutine = asynchronous(self._sika_async, *args, **kwargs)
         _state.blocking = True
