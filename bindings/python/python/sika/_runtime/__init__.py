@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import importlib
 
-from . import _shape, asyncio_wakes, calls, enum_writes, errors, gil, lifecycle, objects, readers, records
+from . import _shape, asyncio_wakes, byte_strings, calls, enum_writes, errors, gil, lifecycle, objects, readers, records
 
 _ffi = importlib.import_module("sika._ffi.sika_ffi")
 _meta = importlib.import_module("sika._ffi.sika_ffi_meta")
 
 calls.install(_ffi)
+byte_strings.install(_ffi)
 gil.install(_ffi, _meta.FUNCTIONS_KEEPING_THE_GIL)
 asyncio_wakes.install(_ffi)
 errors.install(_ffi, _meta.ERRORS)
