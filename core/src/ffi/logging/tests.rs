@@ -289,3 +289,14 @@ fn b85_a_log_sites_fields_reach_the_record() {
     );
     assert_eq!(record.dropped, None);
 }
+
+#[test]
+fn b64_a_log_records_message_is_cut_at_its_bound() {
+    let sink = Recording::default();
+    let bridge = bridge_with(sink.clone(), LevelFilter::Trace);
+    let long = "x".repeat(10_000);
+    emit(&bridge, Level::Warn, "sika", None, &long);
+    let [record] = <[LogRecord; 1]>::try_from(sink.taken()).expect("one record");
+    assert!(record.message.chars().count() <= crate::scrub::MAX_LOG_MESSAGE_CHARS + 40, "{}", record.message.len());
+    assert!(record.message.ends_with("[cut: 10000 characters in all]"), "{}", &record.message[3_900..]);
+}
