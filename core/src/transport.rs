@@ -137,7 +137,7 @@ impl Transport {
                     log::warn!(
                         target: "sika",
                         operation = operation,
-                        reference = reference,
+                        reference = reference.as_deref(),
                         http_status = outcome.as_ref().ok().map(|reply| reply.status),
                         attempt = attempt + 1;
                         "GET {} failed ({}); retry {} in {} ms", url.path(), outcome_text(&outcome), attempt + 1, wait.as_millis()
@@ -203,7 +203,7 @@ impl Transport {
         log::debug!(
             target: "sika",
             operation = operation,
-            reference = reference,
+            reference = reference.as_deref(),
             http_status = outcome.as_ref().ok().map(|reply| reply.status),
             attempt = attempt,
             duration_ms = duration_ms;

@@ -67,7 +67,12 @@ fn b41_the_hosts_sink_follows_its_level_and_never_sees_the_key_or_a_phone_number
     assert!(with_level(&records, LogLevel::Debug).is_empty(), "{records:?}");
     // B85: the same facts as fields of their own.
     assert_eq!(
-        (warnings[0].operation.as_deref(), warnings[0].reference.as_deref(), warnings[0].http_status, warnings[0].attempt),
+        (
+            warnings[0].operation.as_deref(),
+            warnings[0].reference.as_deref(),
+            warnings[0].http_status,
+            warnings[0].attempt
+        ),
         (Some("verify_transaction"), Some("LOG-B41"), Some(503), Some(1)),
         "{records:?}"
     );
@@ -105,7 +110,10 @@ fn b41_the_hosts_sink_follows_its_level_and_never_sees_the_key_or_a_phone_number
     assert_eq!(info.len(), 1, "{records:?}");
     assert_eq!(info[0].target, "sika.client");
     assert_eq!(info[0].message, "charge LOG-B41-CHARGE: 12.50 GHS to +233*******76 via MTN");
-    assert_eq!((info[0].operation.as_deref(), info[0].reference.as_deref()), (Some("initiate_charge"), Some("LOG-B41-CHARGE")));
+    assert_eq!(
+        (info[0].operation.as_deref(), info[0].reference.as_deref()),
+        (Some("initiate_charge"), Some("LOG-B41-CHARGE"))
+    );
     let all = format!("{records:?}");
     assert!(!all.contains(support::KEY), "the key reached the sink: {all}");
     assert!(!all.contains("Bearer"), "an authorization header reached the sink: {all}");

@@ -415,7 +415,8 @@ impl Log for Bridge {
             let _ = std::io::stderr().write_all(line.as_bytes());
         }
         if sink {
-            let mut made = LogRecord { level: level.into(), target: target.into_owned(), message, ..LogRecord::default() };
+            let mut made =
+                LogRecord { level: level.into(), target: target.into_owned(), message, ..LogRecord::default() };
             let _ = record.key_values().visit(&mut Fields(&mut made));
             match self.queue {
                 Some(queue) => {

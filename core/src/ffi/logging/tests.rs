@@ -82,7 +82,12 @@ fn b41_records_carry_level_child_logger_and_the_whole_message() {
         (LogLevel::Warn, "sika", "no module"),
         (LogLevel::Warn, "sika.webhooks", "explicit"),
     ]
-    .map(|(level, target, message)| LogRecord { level, target: target.into(), message: message.into(), ..LogRecord::default() });
+    .map(|(level, target, message)| LogRecord {
+        level,
+        target: target.into(),
+        message: message.into(),
+        ..LogRecord::default()
+    });
     assert_eq!(sink.taken(), expected);
 }
 
@@ -284,7 +289,13 @@ fn b85_a_log_sites_fields_reach_the_record() {
     );
     let [record] = <[LogRecord; 1]>::try_from(sink.taken()).expect("one record");
     assert_eq!(
-        (record.operation.as_deref(), record.reference.as_deref(), record.http_status, record.attempt, record.duration_ms),
+        (
+            record.operation.as_deref(),
+            record.reference.as_deref(),
+            record.http_status,
+            record.attempt,
+            record.duration_ms
+        ),
         (Some("verify_transaction"), Some("R-85"), Some(503), Some(2), Some(12))
     );
     assert_eq!(record.dropped, None);
