@@ -30,15 +30,15 @@ class Kept(logging.Handler):
         super().__init__()
         self.records: list[logging.LogRecord] = []
         self.delay_s = delay_s
-        self.release = release
+        self.gate = release
         self.threads: set[str] = set()
 
     def emit(self, record):
         # The OS thread's name: a Rust thread is a `Dummy-N` to `threading`.
         with open(f"/proc/self/task/{threading.get_native_id()}/comm") as comm:
             self.threads.add(comm.read().strip())
-        if self.release is not None:
-            self.release.wait(30)
+        if self.gate is not None:
+            self.gate.wait(30)
         if self.delay_s:
             time.sleep(self.delay_s)
         self.records.append(record)
