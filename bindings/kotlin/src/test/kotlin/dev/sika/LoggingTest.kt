@@ -190,12 +190,23 @@ class LoggingTest {
     /** B85: a record's facts are in the MDC as SLF4J logs it; B82: a slow appender delays no call. */
     @Test
     fun testB85RecordsCarryTheirFactsInTheMdc() {
+        // As an encoder does, the MDC and thread are read while the record is appended (Logback
+        // reads both lazily: a ListAppender read later would see the test thread's).
+        val appended = object : ListAppender<ILoggingEvent>() {
+            override fun append(event: ILoggingEvent) {
+                event.prepareForDeferredProcessing()
+                super.append(event)
+            }
+        }
+        appended.start()
+        sika.addAppender(appended)
         transport.level = Level.DEBUG
         tellTheCoreNow()
         sandbox.seedTransaction(transactionObject("LOG-KT-B85", "successful", "5"))
         sandbox.blockingClient().use { it.verifyTransaction("LOG-KT-B85") }
         flushLogRecords(10_000uL)
-        val line = records.list.single { it.formattedMessage.startsWith("GET /transaction/verify/LOG-KT-B85 ") }
+        sika.detachAppender(appended)
+        val line = appended.list.single { it.formattedMessage.startsWith("GET /transaction/verify/LOG-KT-B85 ") }
         val mdc = line.mdcPropertyMap
         assertEquals(listOf("verify_transaction", "LOG-KT-B85", "200", "1"), listOf("operation", "reference", "http_status", "attempt").map { mdc[it] }, "$mdc")
         assertTrue(line.formattedMessage.endsWith(" in ${mdc["duration_ms"]} ms"), "$mdc ${line.formattedMessage}")
