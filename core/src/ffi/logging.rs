@@ -70,6 +70,7 @@ impl From<Level> for LogLevel {
 
 /// One record of the SDK's logs, as the host's sink receives it: the message, and the same
 /// facts as fields of their own (ADR 0039), so a JSON logger gets them without parsing the text.
+/// Numbers are signed, as every number of the foreign interface (Java has no unsigned types).
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct LogRecord {
     /// Its level.
@@ -88,17 +89,17 @@ pub struct LogRecord {
     pub reference: Option<String>,
     /// The service's HTTP status, when an answer came.
     #[uniffi(default = None)]
-    pub http_status: Option<u16>,
+    pub http_status: Option<i32>,
     /// Which attempt of the request (1 is the first; retries of reads count up).
     #[uniffi(default = None)]
-    pub attempt: Option<u32>,
+    pub attempt: Option<i32>,
     /// How long the request took, in milliseconds.
     #[uniffi(default = None)]
-    pub duration_ms: Option<u64>,
+    pub duration_ms: Option<i64>,
     /// Records dropped before this one because the host's handlers were too slow (the queue
     /// was full): set on the WARN record that reports them.
     #[uniffi(default = None)]
-    pub dropped: Option<u64>,
+    pub dropped: Option<i64>,
 }
 
 impl Default for LogRecord {
@@ -441,13 +442,13 @@ struct Fields<'a>(&'a mut LogRecord);
 impl<'kvs> log::kv::VisitSource<'kvs> for Fields<'_> {
     fn visit_pair(&mut self, key: log::kv::Key<'kvs>, value: log::kv::Value<'kvs>) -> Result<(), log::kv::Error> {
         let text = || value.to_borrowed_str().map(str::to_owned);
-        let number = value.to_u64();
+        let number = value.to_i64();
         let record = &mut *self.0;
         match key.as_str() {
             "operation" => record.operation = text(),
             "reference" => record.reference = text(),
-            "http_status" => record.http_status = number.and_then(|n| u16::try_from(n).ok()),
-            "attempt" => record.attempt = number.and_then(|n| u32::try_from(n).ok()),
+            "http_status" => record.http_status = number.and_then(|n| i32::try_from(n).ok()),
+            "attempt" => record.attempt = number.and_then(|n| i32::try_from(n).ok()),
             "duration_ms" => record.duration_ms = number,
             _ => {}
         }

@@ -124,7 +124,7 @@ pub(super) fn dropped_report(dropped: u64) -> LogRecord {
             "{dropped} log records of the SDK were dropped: the log handlers were slower than the records \
              came (a queue of {CAPACITY})"
         ),
-        dropped: Some(dropped),
+        dropped: Some(i64::try_from(dropped).unwrap_or(i64::MAX)),
         ..LogRecord::default()
     }
 }
