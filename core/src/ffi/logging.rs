@@ -167,8 +167,8 @@ pub fn close_log_sink() {
 
 /// Waits (at most `timeout_ms`) until every record logged so far has been handed to the host's
 /// sink (a negative time: not at all): records travel to it on the SDK's logging thread, after
-/// the call that made them has returned. For tests that read what was logged, and for a host about to exit (Python calls it
-/// at exit, before `close_log_sink`).
+/// the call that made them has returned. For tests that read what was logged, and for a host
+/// about to exit (Python calls it at exit, before `close_log_sink`).
 #[uniffi::export]
 pub fn flush_log_records(timeout_ms: i64) {
     let _ = QUEUE.flush(Duration::from_millis(u64::try_from(timeout_ms).unwrap_or(0)));
