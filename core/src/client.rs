@@ -144,6 +144,8 @@ impl Client {
         let state = self.state()?;
         log::info!(
             target: "sika",
+            operation = "initiate_charge",
+            reference = request.reference.as_str();
             "charge {}: {} {} to {} via {}",
             request.reference,
             request.amount,
@@ -182,11 +184,17 @@ impl Client {
         confirm::validate_expected(expected)?;
         let reference = match webhook::reference_to_verify(body) {
             Ok(reference) => reference,
-            Err(ended) => return Ok(scrub_decision(ended.into(), &self.inner.secret_key)),
+            Err(ended) => {
+                let decision = scrub_decision(ended.into(), &self.inner.secret_key);
+                log_decision(&decision, None);
+                return Ok(decision);
+            }
         };
         let verified = self.verify_transaction(&reference).await;
         let decision = webhook::decide(verified, &reference, expected, || self.not_found(&reference));
-        Ok(scrub_decision(decision, &self.inner.secret_key))
+        let decision = scrub_decision(decision, &self.inner.secret_key);
+        log_decision(&decision, Some(&reference));
+        Ok(decision)
     }
 
     /// Verifies `reference` while it is pending (the customer has not answered the USSD prompt
@@ -382,6 +390,26 @@ fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
         | SikaError::Timeout
         | SikaError::Cancelled) => other,
     }
+}
+
+/// Decisions worth a person's attention (`Investigate`, `Reject`) are logged at WARN, the others
+/// at DEBUG (ADR 0039); the reason is already scrubbed and bounded.
+fn log_decision(decision: &WebhookDecision, reference: Option<&str>) {
+    let (kind, reason, attention) = match decision {
+        WebhookDecision::Investigate { reason, .. } => ("Investigate", reason.as_str(), true),
+        WebhookDecision::Reject { reason } => ("Reject", reason.as_str(), true),
+        WebhookDecision::Fulfil { .. } => ("Fulfil", "paid as expected", false),
+        WebhookDecision::Ignore { reason } => ("Ignore", reason.as_str(), false),
+        WebhookDecision::RetryLater { reason } => ("RetryLater", reason.as_str(), false),
+    };
+    let level = if attention { log::Level::Warn } else { log::Level::Debug };
+    log::log!(
+        target: "sika",
+        level,
+        operation = "handle_webhook",
+        reference = reference;
+        "webhook for {}: {kind}: {reason}", reference.unwrap_or("no reference")
+    );
 }
 
 /// A decision's reason quotes outside text (a notification's event, the service's status or

@@ -71,15 +71,17 @@ impl fmt::Debug for SecretKey {
 /// A URL that may carry credentials (a proxy's `http://user:password@host:port`), kept as the
 /// key is (ADR 0040): redacted in `Debug`, no `Display`, its memory zeroed when dropped.
 ///
-/// Not yet an object of the foreign interface: the generated Python's checked patches count
-/// the exported objects (issue 25 leaves that to the bindgen's owners), so Python, Kotlin and
-/// Swift still pass the proxy as a string.
+/// In Python, Kotlin and Swift it is an opaque object, as the key is (B81): a record that holds
+/// one (`ClientConfig.proxy`) prints, serialises and compares it as an object, never as its text.
 #[derive(Clone)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Object))]
 pub struct SecretUrl(Zeroizing<String>);
 
+#[cfg_attr(feature = "uniffi", uniffi::export)]
 impl SecretUrl {
-    /// Wraps a URL. Checked when a client is made (a bad one is `InvalidInput`, its text never
-    /// repeated).
+    /// Wraps a URL. The string is moved in, not copied. Checked when a client is made (a bad
+    /// one is `InvalidInput` on `proxy`, its text never repeated).
+    #[cfg_attr(feature = "uniffi", uniffi::constructor)]
     pub fn new(url: String) -> Self {
         Self(Zeroizing::new(url))
     }

@@ -120,7 +120,7 @@ impl Transport {
         let deadline = Instant::now() + self.settings.timeout;
         let mut attempt = 0;
         loop {
-            let outcome = self.attempt(Method::GET, url.clone(), None, deadline, &mut Sent::Maybe).await;
+            let outcome = self.attempt(Method::GET, url.clone(), None, deadline, &mut Sent::Maybe, attempt + 1).await;
             let wait = match &outcome {
                 Ok(reply) if is_retryable_status(reply.status) => match reply.retry_after_seconds {
                     Some(seconds) if reply.status == 429 => {
@@ -133,7 +133,15 @@ impl Transport {
             };
             match wait {
                 Some(wait) if attempt < self.settings.max_retries && Instant::now() + wait < deadline => {
-                    log::warn!(target: "sika", "GET {} failed ({}); retry {} in {} ms", url.path(), outcome_text(&outcome), attempt + 1, wait.as_millis());
+                    let (operation, reference) = operation_of(url.path());
+                    log::warn!(
+                        target: "sika",
+                        operation = operation,
+                        reference = reference.as_deref(),
+                        http_status = outcome.as_ref().ok().map(|reply| reply.status),
+                        attempt = attempt + 1;
+                        "GET {} failed ({}); retry {} in {} ms", url.path(), outcome_text(&outcome), attempt + 1, wait.as_millis()
+                    );
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
@@ -153,7 +161,7 @@ impl Transport {
     pub(crate) async fn post_json(&self, url: Url, body: Vec<u8>) -> std::result::Result<Reply, (SikaError, Sent)> {
         let deadline = Instant::now() + self.settings.timeout;
         let mut sent = Sent::Maybe;
-        let outcome = self.attempt(Method::POST, url, Some(body), deadline, &mut sent).await;
+        let outcome = self.attempt(Method::POST, url, Some(body), deadline, &mut sent, 1).await;
         outcome.map_err(|error| (error, sent))
     }
 
@@ -164,6 +172,7 @@ impl Transport {
         body: Option<Vec<u8>>,
         deadline: Instant,
         sent: &mut Sent,
+        attempt: u32,
     ) -> Result<Reply> {
         let (method_name, path) = (method.to_string(), url.path().to_owned());
         let mut request = self
@@ -189,7 +198,17 @@ impl Transport {
         };
         let outcome = tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout));
         // Paths carry references only; headers (the key) and bodies (phone numbers) are never logged.
-        log::debug!(target: "sika", "{method_name} {path} -> {} in {} ms", outcome_text(&outcome), started.elapsed().as_millis());
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (operation, reference) = operation_of(&path);
+        log::debug!(
+            target: "sika",
+            operation = operation,
+            reference = reference.as_deref(),
+            http_status = outcome.as_ref().ok().map(|reply| reply.status),
+            attempt = attempt,
+            duration_ms = duration_ms;
+            "{method_name} {path} -> {} in {duration_ms} ms", outcome_text(&outcome)
+        );
         outcome
     }
 }
@@ -208,6 +227,22 @@ async fn read_capped(mut response: reqwest::Response, status: StatusCode) -> Res
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// The SDK operation a request's path belongs to, and the reference it names (a log record's
+/// fields, ADR 0039). The path is as sent (a reference percent-encoded).
+fn operation_of(path: &str) -> (&'static str, Option<String>) {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    match segments.as_slice() {
+        [.., "transaction", "verify", reference] => (
+            "verify_transaction",
+            Some(percent_encoding::percent_decode_str(reference).decode_utf8_lossy().into_owned()),
+        ),
+        [.., "charge"] => ("initiate_charge", None),
+        [.., "bank"] => ("list_banks", None),
+        [.., "mobile-money-providers"] => ("list_mobile_money_providers", None),
+        _ => ("request", None),
+    }
 }
 
 fn outcome_text(outcome: &Result<Reply>) -> String {

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use log::LevelFilter;
 use serde_json::json;
-use sika_core::ffi::{LogLevel, LogRecord, LogSink, enable_logging, set_log_sink, set_log_sink_level};
+use sika_core::ffi::{
+    LogLevel, LogRecord, LogSink, enable_logging, flush_log_records, set_log_sink, set_log_sink_level,
+};
 use sika_core::{Amount, ChargeRequest};
 use support::{Sandbox, transaction_object};
 
@@ -18,7 +20,10 @@ use support::{Sandbox, transaction_object};
 struct Recording(Arc<Mutex<Vec<LogRecord>>>);
 
 impl Recording {
+    /// What the sink received, once every record logged so far has been delivered (records
+    /// reach the sink on the SDK's logging thread, ADR 0039).
     fn taken(&self) -> Vec<LogRecord> {
+        flush_log_records(10_000);
         std::mem::take(&mut *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 }
@@ -60,6 +65,17 @@ fn b41_the_hosts_sink_follows_its_level_and_never_sees_the_key_or_a_phone_number
     assert_eq!(warnings[0].target, "sika.transport");
     assert!(warnings[0].message.contains("GET /transaction/verify/LOG-B41 failed (HTTP 503); retry 1"), "{records:?}");
     assert!(with_level(&records, LogLevel::Debug).is_empty(), "{records:?}");
+    // B85: the same facts as fields of their own.
+    assert_eq!(
+        (
+            warnings[0].operation.as_deref(),
+            warnings[0].reference.as_deref(),
+            warnings[0].http_status,
+            warnings[0].attempt
+        ),
+        (Some("verify_transaction"), Some("LOG-B41"), Some(503), Some(1)),
+        "{records:?}"
+    );
 
     // DEBUG at runtime: one line per request, and the charge's INFO line with the phone masked.
     set_log_sink_level(Some(LogLevel::Debug));
@@ -80,10 +96,24 @@ fn b41_the_hosts_sink_follows_its_level_and_never_sees_the_key_or_a_phone_number
     let debug: Vec<_> = with_level(&records, LogLevel::Debug).iter().map(|r| r.message.as_str()).collect();
     assert!(debug.iter().any(|m| m.starts_with("GET /transaction/verify/LOG-B41 -> HTTP 200 in ")), "{records:?}");
     assert!(debug.iter().any(|m| m.starts_with("POST /charge -> HTTP 200 in ")), "{records:?}");
+    let verify = with_level(&records, LogLevel::Debug)
+        .into_iter()
+        .find(|r| r.message.starts_with("GET /transaction/verify/LOG-B41"))
+        .expect("the request line");
+    assert_eq!(
+        (verify.operation.as_deref(), verify.reference.as_deref(), verify.http_status, verify.attempt),
+        (Some("verify_transaction"), Some("LOG-B41"), Some(200), Some(1)),
+        "{verify:?}"
+    );
+    assert!(verify.duration_ms.is_some_and(|ms| verify.message.ends_with(&format!(" in {ms} ms"))), "{verify:?}");
     let info = with_level(&records, LogLevel::Info);
     assert_eq!(info.len(), 1, "{records:?}");
     assert_eq!(info[0].target, "sika.client");
     assert_eq!(info[0].message, "charge LOG-B41-CHARGE: 12.50 GHS to +233*******76 via MTN");
+    assert_eq!(
+        (info[0].operation.as_deref(), info[0].reference.as_deref()),
+        (Some("initiate_charge"), Some("LOG-B41-CHARGE"))
+    );
     let all = format!("{records:?}");
     assert!(!all.contains(support::KEY), "the key reached the sink: {all}");
     assert!(!all.contains("Bearer"), "an authorization header reached the sink: {all}");

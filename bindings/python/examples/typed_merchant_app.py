@@ -344,6 +344,7 @@ def stop(client: sika.Client, blocking: sika.BlockingClient, reference: str) -> 
     is refused without being sent."""
     client.close()  # the same as shutdown()
     client.shutdown()  # again: nothing happens
+    sika.flush_log_records(1_000)  # records still on their way to the handlers (ADR 0039)
     blocking.shutdown()
     blocking.close()
     try:

@@ -81,6 +81,7 @@ async def test_b51_an_absent_field_is_a_warning_that_never_quotes_the_customer(s
     case = CASES["descriptive_field_mistyped"]
     sandbox.fault("/transaction/verify", case["kind"], count=1, **case["options"])
     await make_client().verify_transaction("HOSTILE-1")
+    sika.flush_log_records(10_000)  # records reach handlers on the SDK's logging thread
 
     messages = [record.getMessage() for record in warnings_kept if record.name.startswith("sika")]
     for field in ["`id`", "`created_at`", "`has_invoice`", "customer: `phone_number`", "customer: `email`"]:

@@ -35,6 +35,8 @@ class Kept(logging.Handler):
         self.records.append(record)
 
     def taken(self):
+        # Records reach the handlers on the SDK's logging thread (ADR 0039): all of them first.
+        sika.flush_log_records(10_000)
         records, self.records = self.records, []
         return records
 
@@ -199,9 +201,11 @@ async def test_b41_enable_logging_is_a_stream_handler_whose_level_can_change(see
             assert len(consoles) == 1, "one console, however often it is enabled"
             client = make_client()
             await client.verify_transaction(REFERENCE)
+            sika.flush_log_records(10_000)
             assert f"DEBUG sika.transport: GET {VERIFY_PATH} -> HTTP 200" in capsys.readouterr().err
             sika.enable_logging(sika.LogLevel.WARN)
             await client.verify_transaction(REFERENCE)
+            sika.flush_log_records(10_000)
             assert capsys.readouterr().err == ""
         finally:
             for handler in [h for h in logger.handlers if isinstance(h, sika._logging._Console)]:
@@ -285,11 +289,13 @@ def test_b41_a_forked_child_logs_while_the_parent_keeps_logging(seeded):
             if pid == 0:
                 kept.messages.clear()
                 client().verify_transaction("{REFERENCE}")
+                sika.flush_log_records(10_000)
                 os._exit(0 if any("-> HTTP 200" in m for m in kept.messages) else 3)
             _, status = os.waitpid(pid, 0)
             failures += os.waitstatus_to_exitcode(status) != 0
         stop.set()
         for t in threads: t.join()
+        sika.flush_log_records(10_000)
         print(failures, len(kept.messages) > 20)
         """,
     )

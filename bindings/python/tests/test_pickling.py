@@ -14,7 +14,7 @@ import sys
 import pytest
 
 import sika
-from sika import AwaitOptions, Cancellation, SecretKey, SikaError
+from sika import AwaitOptions, Cancellation, SecretKey, SecretUrl, SikaError
 from support import FIXTURES_DIR, KEY, blocking_client, charge, transaction_object
 
 PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)
@@ -23,8 +23,8 @@ PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)
 @pytest.fixture
 def objects(sandbox):
     """One of every generated object class (`sika.__all__` has no other object kind)."""
-    made = [SecretKey(KEY), Cancellation(), sandbox.client(), sandbox.blocking_client()]
-    assert {type(value).__name__ for value in made} == {"SecretKey", "Cancellation", "Client", "BlockingClient"}
+    made = [SecretKey(KEY), SecretUrl("http://u:p@127.0.0.1:9"), Cancellation(), sandbox.client(), sandbox.blocking_client()]
+    assert {type(value).__name__ for value in made} == {"SecretKey", "SecretUrl", "Cancellation", "Client", "BlockingClient"}
     return made
 
 

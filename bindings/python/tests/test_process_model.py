@@ -233,6 +233,7 @@ class RetryWaits(logging.Handler):
             self.waits.append(int(announced.group(1)))
 
     def taken(self) -> list[int]:
+        sika.flush_log_records(10_000)  # records reach handlers on the SDK's logging thread
         waits, self.waits = self.waits, []
         return waits
 

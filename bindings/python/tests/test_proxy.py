@@ -1,11 +1,15 @@
-"""B47: no proxy for loopback targets; environment proxies ignored; an explicit `proxy` checked."""
+"""B47: no proxy for loopback targets; environment proxies ignored; an explicit `proxy` checked.
+B81: the proxy, a `SecretUrl` object, never prints its password."""
 
+import copy
+import dataclasses
+import pickle
 import socket
 import threading
 
 import pytest
 
-from sika import Client, ClientConfig, SecretKey, SikaError
+from sika import BlockingClient, Client, ClientConfig, SecretKey, SecretUrl, SikaError
 from support import KEY, scenario, transaction_object
 
 # A hostile proxy's forged answer, had the SDK sent the call (and the key) to it.
@@ -84,7 +88,7 @@ async def test_b47_https_proxy_environment_is_ignored_for_https_targets(proxy, m
 
 async def test_b47_explicit_proxy_is_not_used_for_loopback(sandbox, make_client, proxy):
     sandbox.seed_transaction(transaction_object("B47-PY-EXPLICIT", "successful", "5"))
-    transaction = await make_client(proxy=proxy.url).verify_transaction("B47-PY-EXPLICIT")
+    transaction = await make_client(proxy=SecretUrl(proxy.url)).verify_transaction("B47-PY-EXPLICIT")
     assert transaction.tx_ref == "B47-PY-EXPLICIT"
     assert proxy.seen == []
 
@@ -92,6 +96,40 @@ async def test_b47_explicit_proxy_is_not_used_for_loopback(sandbox, make_client,
 @pytest.mark.parametrize("bad", ["not a url", "ftp://127.0.0.1:21", "http://127.0.0.1:1/?x=1", "socks5://127.0.0.1:1"])
 def test_b47_a_bad_proxy_is_invalid_input_and_nothing_is_sent(sandbox, bad):
     with pytest.raises(SikaError.InvalidInput) as raised:
-        sandbox.blocking_client(proxy=bad)
+        sandbox.blocking_client(proxy=SecretUrl(bad))
     assert raised.value.field == "proxy"
     assert sandbox.requests() == []
+
+
+# ---- B81: the proxy password is in no printed or serialised form (issue 25 item 4) ----------
+
+PASSWORD = "pa55word_canary_B81"
+
+
+def test_b81_the_proxy_password_is_in_no_printed_form_of_a_configuration():
+    config = ClientConfig(
+        secret_key=SecretKey(KEY),
+        base_url="https://api.example.com",
+        proxy=SecretUrl(f"http://merchant:{PASSWORD}@proxy.internal:3128"),
+    )
+    forms = [repr(config), str(config), format(config), repr(config.proxy), str(config.proxy)]
+    forms.append(repr(dataclasses.asdict(config)) if dataclasses.is_dataclass(config) else "")
+    forms.append(repr(copy.deepcopy(config)))
+    for text in forms:
+        assert PASSWORD not in text and "merchant:" not in text, text
+    with pytest.raises(TypeError):  # an object never pickles (ADR 0015), so neither does its text
+        pickle.dumps(config.proxy)
+    # The object still carries the URL: a client made with it checks and uses it.
+    with pytest.raises(SikaError.InvalidInput) as raised:
+        BlockingClient(
+            ClientConfig(secret_key=SecretKey(KEY), base_url="https://api.example.com", proxy=SecretUrl(f"ftp://u:{PASSWORD}@x:1"))
+        )
+    assert raised.value.field == "proxy"
+    assert PASSWORD not in str(raised.value) and PASSWORD not in repr(raised.value)
+
+
+def test_b81_a_proxy_given_as_text_is_refused_with_a_type_error():
+    with pytest.raises(TypeError):
+        BlockingClient(
+            ClientConfig(secret_key=SecretKey(KEY), base_url="https://api.example.com", proxy="http://u:p@x:1")  # type: ignore[arg-type]
+        )

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::unsigned;
 use crate::error::Result;
-use crate::secret::SecretKey;
+use crate::secret::{SecretKey, SecretUrl};
 
 /// Settings of a client. Unset optional values take the core's defaults.
 #[derive(uniffi::Record)]
@@ -28,11 +28,11 @@ pub struct ClientConfig {
     /// Appended to the User-Agent to name your application.
     #[uniffi(default = None)]
     pub user_agent_suffix: Option<String>,
-    /// An HTTP CONNECT proxy for https targets, `http://[user:password@]host:port`; loopback
-    /// targets never use one, and environment proxies are ignored. Added last so positional
-    /// callers break least.
+    /// An HTTP CONNECT proxy for https targets, `SecretUrl("http://[user:password@]host:port")`:
+    /// an opaque object, so its password never prints (B81); loopback targets never use one,
+    /// and environment proxies are ignored.
     #[uniffi(default = None)]
-    pub proxy: Option<String>,
+    pub proxy: Option<Arc<SecretUrl>>,
     /// How long a reference the service does not know may be "not visible yet", from this
     /// process's first "not found" for it: a webhook is then answered 503 (`RetryLater`), and
     /// `await_final_status` keeps checking. Default 300000 (five minutes); 0: no grace.
@@ -58,7 +58,7 @@ impl TryFrom<ClientConfig> for crate::ClientConfig {
             core.bank_cache_ttl_seconds = unsigned("bank_cache_ttl_seconds", value)?;
         }
         core.user_agent_suffix = config.user_agent_suffix;
-        core.proxy = config.proxy.map(Into::into);
+        core.proxy = config.proxy.map(|url| SecretUrl::clone(&url));
         if let Some(value) = config.not_found_grace_ms {
             core.not_found_grace_ms = unsigned("not_found_grace_ms", value)?;
         }

@@ -24,8 +24,10 @@ use std::time::{Duration, Instant};
 use log::{Level, LevelFilter, Log, Metadata, Record};
 
 use in_flight::InFlight;
+use queue::LogQueue;
 
 mod in_flight;
+mod queue;
 
 /// How much the SDK logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
@@ -66,7 +68,9 @@ impl From<Level> for LogLevel {
     }
 }
 
-/// One record of the SDK's logs, as the host's sink receives it.
+/// One record of the SDK's logs, as the host's sink receives it: the message, and the same
+/// facts as fields of their own (ADR 0039), so a JSON logger gets them without parsing the text.
+/// Numbers are signed, as every number of the foreign interface (Java has no unsigned types).
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct LogRecord {
     /// Its level.
@@ -76,11 +80,48 @@ pub struct LogRecord {
     pub target: String,
     /// The message, complete (never the key, a header, a body or a full phone number).
     pub message: String,
+    /// The SDK operation it is about (`verify_transaction`, `initiate_charge`, `list_banks`,
+    /// `list_mobile_money_providers`, `handle_webhook`).
+    #[uniffi(default = None)]
+    pub operation: Option<String>,
+    /// The transaction reference it is about.
+    #[uniffi(default = None)]
+    pub reference: Option<String>,
+    /// The service's HTTP status, when an answer came.
+    #[uniffi(default = None)]
+    pub http_status: Option<i32>,
+    /// Which attempt of the request (1 is the first; retries of reads count up).
+    #[uniffi(default = None)]
+    pub attempt: Option<i32>,
+    /// How long the request took, in milliseconds.
+    #[uniffi(default = None)]
+    pub duration_ms: Option<i64>,
+    /// Records dropped before this one because the host's handlers were too slow (the queue
+    /// was full): set on the WARN record that reports them.
+    #[uniffi(default = None)]
+    pub dropped: Option<i64>,
+}
+
+impl Default for LogRecord {
+    fn default() -> Self {
+        Self {
+            level: LogLevel::Warn,
+            target: "sika".into(),
+            message: String::new(),
+            operation: None,
+            reference: None,
+            http_status: None,
+            attempt: None,
+            duration_ms: None,
+            dropped: None,
+        }
+    }
 }
 
 /// Where the host receives the SDK's records: its own logging (Python's `logging`, SLF4J,
-/// swift-log). Called on whichever thread logs: the caller's for the blocking client, a
-/// runtime thread for the async client. It must not throw; the core ignores a failure.
+/// swift-log). `log` is called on the SDK's logging thread (`sika-log`, one per process), in
+/// the order the records were made, never on a thread that makes a call (ADR 0039): a slow
+/// handler delays records, not calls. It must not throw; the core ignores a failure.
 #[uniffi::export(callback_interface)]
 pub trait LogSink: Send + Sync {
     /// Hands one record to the host's logger named `record.target`.
@@ -122,6 +163,15 @@ pub fn set_log_sink_level(level: Option<LogLevel>) {
 #[uniffi::export]
 pub fn close_log_sink() {
     installed().close(CLOSE_WAIT);
+}
+
+/// Waits (at most `timeout_ms`) until every record logged so far has been handed to the host's
+/// sink (a negative time: not at all): records travel to it on the SDK's logging thread, after
+/// the call that made them has returned. For tests that read what was logged, and for a host
+/// about to exit (Python calls it at exit, before `close_log_sink`).
+#[uniffi::export]
+pub fn flush_log_records(timeout_ms: i64) {
+    let _ = QUEUE.flush(Duration::from_millis(u64::try_from(timeout_ms).unwrap_or(0)));
 }
 
 /// How long `close_log_sink` waits for calls under way: a sink call takes microseconds once its
@@ -183,7 +233,16 @@ fn now_ms() -> u64 {
 
 /// The process's bridge. A `static` (not boxed at install) so that a record's path holds no
 /// lock: the sink is read with an atomic load, and a fork can never inherit a lock held here.
-static BRIDGE: Bridge = Bridge::new();
+/// Its records reach the sink through the process's queue, on the logging thread.
+static BRIDGE: Bridge = Bridge::queued(&QUEUE);
+
+/// The records on their way to the process's sink (ADR 0039).
+static QUEUE: LogQueue = LogQueue::new(queue::CAPACITY);
+
+/// What the logging thread does with each record.
+fn to_process_sink(record: LogRecord) {
+    BRIDGE.to_sink(record);
+}
 
 /// The bridge, installed as the process's logger on first use.
 fn installed() -> &'static Bridge {
@@ -206,11 +265,24 @@ struct Bridge {
     /// Set by `close_log_sink`: the sink is never called again.
     closed: AtomicBool,
     in_flight: InFlight,
+    /// The queue to the logging thread; none: records are handed over on the thread that logs
+    /// (a test's bridge).
+    queue: Option<&'static LogQueue>,
 }
 
 impl Bridge {
+    #[cfg(test)]
     const fn new() -> Self {
+        Self::with_queue(None)
+    }
+
+    const fn queued(queue: &'static LogQueue) -> Self {
+        Self::with_queue(Some(queue))
+    }
+
+    const fn with_queue(queue: Option<&'static LogQueue>) -> Self {
         Self {
+            queue,
             console: AtomicUsize::new(LevelFilter::Off as usize),
             sink_level: AtomicUsize::new(LevelFilter::Off as usize),
             sink: OnceLock::new(),
@@ -344,12 +416,43 @@ impl Log for Bridge {
             let _ = std::io::stderr().write_all(line.as_bytes());
         }
         if sink {
-            self.to_sink(LogRecord { level: level.into(), target: target.into_owned(), message });
+            let mut made =
+                LogRecord { level: level.into(), target: target.into_owned(), message, ..LogRecord::default() };
+            let _ = record.key_values().visit(&mut Fields(&mut made));
+            match self.queue {
+                Some(queue) => {
+                    if let Err(record) = queue.push(made, to_process_sink) {
+                        self.to_sink(record);
+                    }
+                }
+                None => self.to_sink(made),
+            }
         }
     }
 
     fn flush(&self) {
         let _ = std::io::stderr().flush();
+    }
+}
+
+/// Reads a log site's structured fields (`log!(operation = "...", reference = ...; "...")`)
+/// into a record; unknown keys and empty values are ignored.
+struct Fields<'a>(&'a mut LogRecord);
+
+impl<'kvs> log::kv::VisitSource<'kvs> for Fields<'_> {
+    fn visit_pair(&mut self, key: log::kv::Key<'kvs>, value: log::kv::Value<'kvs>) -> Result<(), log::kv::Error> {
+        let text = || value.to_borrowed_str().map(str::to_owned);
+        let number = value.to_i64();
+        let record = &mut *self.0;
+        match key.as_str() {
+            "operation" => record.operation = text(),
+            "reference" => record.reference = text(),
+            "http_status" => record.http_status = number.and_then(|n| i32::try_from(n).ok()),
+            "attempt" => record.attempt = number.and_then(|n| i32::try_from(n).ok()),
+            "duration_ms" => record.duration_ms = number,
+            _ => {}
+        }
+        Ok(())
     }
 }
 

@@ -29,7 +29,10 @@ mod wake_gate;
 pub use clients::{BlockingClient, Client};
 pub use config::ClientConfig;
 pub use host::{check_host_runtime, report_host_runtime};
-pub use logging::{LogLevel, LogRecord, LogSink, enable_logging, log_level_from_env, set_log_sink, set_log_sink_level};
+pub use logging::{
+    LogLevel, LogRecord, LogSink, enable_logging, flush_log_records, log_level_from_env, set_log_sink,
+    set_log_sink_level,
+};
 pub use wait::AwaitOptions;
 
 use crate::error::SikaError;

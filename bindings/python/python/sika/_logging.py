@@ -10,13 +10,22 @@ The core builds a record only when a ``sika`` logger would accept it: it keeps t
 detailed level any of them accepts, asks the sink for it (``_Sink.level``) at install and at
 most once a second, and this module tells it at once after every level change made through
 ``logging`` (``setLevel``, ``disable``, ``basicConfig``, ``dictConfig``).
+
+Records reach the handlers on the SDK's logging thread (``sika-log``), never on a thread that
+makes a call (ADR 0039): a slow handler delays records, not calls. Each record carries its facts
+as attributes too (``operation``, ``reference``, ``http_status``, ``attempt``, ``duration_ms``,
+``dropped``; None when unknown), so a JSON formatter or structlog gets them without parsing the
+message. ``os.fork()`` waits until no record is in a handler, so a child never inherits a
+handler's lock (or its stream's) held by that thread.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
+import os
 import sys
+import threading
 import traceback
 
 from ._ffi.sika_ffi_types import (
@@ -24,6 +33,7 @@ from ._ffi.sika_ffi_types import (
     LogRecord,
     LogSink,
     close_log_sink,
+    flush_log_records,
     log_level_from_env,
     set_log_sink,
     set_log_sink_level,
@@ -45,6 +55,11 @@ _PYTHON_LEVELS = {
 _following = False
 # Set at exit: from then on the sink drops what reaches it and the level is never sent again.
 _closing = False
+# Held while a record is in the handlers; `os.fork()` takes it first (`_before_fork`), so the
+# logging thread is never inside a handler (holding its lock, or its stream's) at a fork.
+_delivering = threading.RLock()
+# How long the exit waits for records still on their way to the handlers.
+_EXIT_FLUSH_MS = 1_000
 
 
 class _Sink(LogSink):
@@ -60,8 +75,19 @@ class _Sink(LogSink):
             if logger.isEnabledFor(level):
                 # makeRecord + handle is what Logger.log does, less the search of the Python
                 # stack for a caller: the caller is Rust.
-                made = logger.makeRecord(logger.name, level, "(sika core)", 0, record.message, (), None, "(sika core)")
-                logger.handle(made)
+                extra = {
+                    "operation": record.operation,
+                    "reference": record.reference,
+                    "http_status": record.http_status,
+                    "attempt": record.attempt,
+                    "duration_ms": record.duration_ms,
+                    "dropped": record.dropped,
+                }
+                made = logger.makeRecord(
+                    logger.name, level, "(sika core)", 0, record.message, (), None, "(sika core)", extra
+                )
+                with _delivering:
+                    logger.handle(made)
         except Exception:
             # A handler that raises: reported as logging reports a failing handler, never
             # raised into the Rust call that logged.
@@ -167,8 +193,27 @@ def _at_exit() -> None:
     handler closes the handlers (atexit runs handlers in reverse order, and logging's came
     first). The core waits, without the GIL, for calls under way; they return at once."""
     global _closing
+    flush_log_records(_EXIT_FLUSH_MS)
     _closing = True
     close_log_sink()
+
+
+def _before_fork() -> None:
+    """Waits (without the GIL: a lock's acquire releases it) until the logging thread is out of
+    the handlers, and keeps it out until the fork is done. Registered after ``logging``'s own
+    hook, so it runs before it: ``logging`` then takes its module lock, as it always does."""
+    _delivering.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    _delivering.release()
+
+
+def _after_fork_in_child() -> None:
+    # The child has one thread, this one: a fresh lock; the core starts the child's own
+    # logging thread on its first record (ADR 0013, 0039).
+    global _delivering
+    _delivering = threading.RLock()
 
 
 def _install() -> None:
@@ -176,6 +221,10 @@ def _install() -> None:
     _follow_level_changes()
     set_log_sink(_Sink())
     atexit.register(_at_exit)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(
+            before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
+        )
     level = log_level_from_env()
     if level is not None:
         enable_logging(level)

@@ -32,7 +32,10 @@ final class RecordingLogSink: LogSink {
         setLogSinkLevel(level: level)
     }
 
+    /// What the sink received, once every record logged so far has been delivered: records
+    /// reach it on the SDK's logging thread, after the call that made them (ADR 0039).
     func taken() -> [LogRecord] {
+        flushLogRecords(timeoutMs: 10_000)
         var taken: [LogRecord] = []
         records.mutate { swap(&taken, &$0) }
         return taken
@@ -103,5 +106,22 @@ final class LoggingTests: XCTestCase {
         _ = try blocking.verifyTransaction(reference: "LOG-SW-2")
         XCTAssertEqual(sink.taken(), [], "the host wants nothing again")
         XCTAssertEqual(sink.timesAsked.current, askedBefore + 2, "asked once a second at most, not per call")
+    }
+
+    /// B85: a record carries its facts as fields (swift-log metadata in the README's handler).
+    func testB85RecordsCarryOperationReferenceStatusAttemptAndDuration() async throws {
+        sink.want(.debug)
+        try await sandbox.seedTransaction(transactionObject(reference: "LOG-SW-B85", status: "successful", amount: "5"))
+        _ = try await sandbox.client().verifyTransaction(reference: "LOG-SW-B85")
+        let lines = sink.taken().filter { $0.message.hasPrefix("GET /transaction/verify/LOG-SW-B85 ") }
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        let line = try XCTUnwrap(lines.first)
+        XCTAssertEqual(line.operation, "verify_transaction")
+        XCTAssertEqual(line.reference, "LOG-SW-B85")
+        XCTAssertEqual(line.httpStatus, 200)
+        XCTAssertEqual(line.attempt, 1)
+        let duration = try XCTUnwrap(line.durationMs)
+        XCTAssertTrue(line.message.hasSuffix(" in \(duration) ms"), line.message)
+        XCTAssertNil(line.dropped)
     }
 }

@@ -85,7 +85,7 @@ final class ProxyTests: XCTestCase {
     func testB47AnExplicitProxyIsNotUsedForLoopback() async throws {
         try await sandbox.seedTransaction(transactionObject(reference: "B47-SW-EXPLICIT", status: "successful", amount: "5"))
         var config = sandbox.config()
-        config.proxy = proxy.url
+        config.proxy = SecretUrl(url: proxy.url)
         let transaction = try await Client(config: config).verifyTransaction(reference: "B47-SW-EXPLICIT")
         XCTAssertEqual(transaction.txRef, "B47-SW-EXPLICIT")
         XCTAssertEqual(proxy.seen, [])
@@ -94,11 +94,33 @@ final class ProxyTests: XCTestCase {
     func testB47ABadProxyIsInvalidInputAndNothingIsSent() async throws {
         for bad in ["not a url", "ftp://127.0.0.1:21", "http://127.0.0.1:1/?x=1", "socks5://127.0.0.1:1"] {
             var config = sandbox.config()
-            config.proxy = bad
+            config.proxy = SecretUrl(url: bad)
             XCTAssertEqual(invalidField(sikaError(blocking: { try BlockingClient(config: config) })), "proxy", bad)
         }
         let requests = try await sandbox.requests()
         XCTAssertEqual(requests, [])
+    }
+
+    /// B81: the proxy is a `SecretUrl` object; no printed form of a configuration shows its password.
+    func testB81TheProxyPasswordIsInNoPrintedForm() throws {
+        let password = "pa55word_canary_B81"
+        var config = ClientConfig(
+            secretKey: SecretKey(key: canaryKey), baseUrl: "https://api.example.com",
+            proxy: SecretUrl(url: "http://merchant:\(password)@proxy.internal:3128"))
+        var dumped = ""
+        dump(config, to: &dumped)
+        let forms = [
+            "\(config)", String(describing: config), String(reflecting: config), dumped,
+            String(describing: config.proxy as Any),
+        ]
+        for form in forms {
+            XCTAssertFalse(form.contains(password) || form.contains("merchant:"), form)
+        }
+        // The object still carries the URL: a client made with it checks it, printing nothing of it.
+        config.proxy = SecretUrl(url: "ftp://u:\(password)@x:1")
+        let error = sikaError(blocking: { try BlockingClient(config: config) })
+        XCTAssertEqual(invalidField(error), "proxy")
+        XCTAssertFalse(String(describing: error as Any).contains(password))
     }
 }
 

@@ -82,7 +82,12 @@ fn b41_records_carry_level_child_logger_and_the_whole_message() {
         (LogLevel::Warn, "sika", "no module"),
         (LogLevel::Warn, "sika.webhooks", "explicit"),
     ]
-    .map(|(level, target, message)| LogRecord { level, target: target.into(), message: message.into() });
+    .map(|(level, target, message)| LogRecord {
+        level,
+        target: target.into(),
+        message: message.into(),
+        ..LogRecord::default()
+    });
     assert_eq!(sink.taken(), expected);
 }
 
@@ -260,4 +265,49 @@ fn b41_threads_that_find_the_level_due_at_once_ask_once() {
         thread.join().expect("a following thread");
     }
     assert_eq!(sink.asked.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn b85_a_log_sites_fields_reach_the_record() {
+    let sink = Recording::default();
+    let bridge = bridge_with(sink.clone(), LevelFilter::Trace);
+    bridge.log(
+        &Record::builder()
+            .level(Level::Debug)
+            .target("sika")
+            .module_path(Some("sika_core::transport"))
+            .key_values(&[
+                ("operation", log::kv::Value::from("verify_transaction")),
+                ("reference", log::kv::Value::from("R-85")),
+                ("http_status", log::kv::Value::from(503u16)),
+                ("attempt", log::kv::Value::from(2u32)),
+                ("duration_ms", log::kv::Value::from(12u64)),
+                ("unknown", log::kv::Value::from("ignored")),
+            ])
+            .args(format_args!("GET /transaction/verify/R-85 -> HTTP 503 in 12 ms"))
+            .build(),
+    );
+    let [record] = <[LogRecord; 1]>::try_from(sink.taken()).expect("one record");
+    assert_eq!(
+        (
+            record.operation.as_deref(),
+            record.reference.as_deref(),
+            record.http_status,
+            record.attempt,
+            record.duration_ms
+        ),
+        (Some("verify_transaction"), Some("R-85"), Some(503), Some(2), Some(12))
+    );
+    assert_eq!(record.dropped, None);
+}
+
+#[test]
+fn b64_a_log_records_message_is_cut_at_its_bound() {
+    let sink = Recording::default();
+    let bridge = bridge_with(sink.clone(), LevelFilter::Trace);
+    let long = "x".repeat(10_000);
+    emit(&bridge, Level::Warn, "sika", None, &long);
+    let [record] = <[LogRecord; 1]>::try_from(sink.taken()).expect("one record");
+    assert!(record.message.chars().count() <= crate::scrub::MAX_LOG_MESSAGE_CHARS + 40, "{}", record.message.len());
+    assert!(record.message.ends_with("[cut: 10000 characters in all]"), "{}", &record.message[3_900..]);
 }

@@ -22,6 +22,7 @@ from . import (
     amounts,
     asyncio_wakes,
     blocking,
+    byte_strings,
     calls,
     decisions,
     defaults,
@@ -39,6 +40,7 @@ _meta = importlib.import_module("sika._ffi.sika_ffi_meta")
 
 defaults.install(_ffi)
 calls.install(_ffi)
+byte_strings.install(_ffi)
 gil.install(_ffi, _meta.FUNCTIONS_KEEPING_THE_GIL)
 asyncio_wakes.install(_ffi)
 errors.install(_ffi, _meta.ERRORS)

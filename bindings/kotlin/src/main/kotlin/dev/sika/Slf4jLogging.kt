@@ -2,6 +2,7 @@ package dev.sika
 
 import org.slf4j.Logger
 import org.slf4j.LoggerFactory
+import org.slf4j.MDC
 import org.slf4j.helpers.NOPLoggerFactory
 import org.slf4j.spi.SLF4JServiceProvider
 import java.util.ServiceLoader
@@ -10,6 +11,11 @@ import java.util.ServiceLoader
  * The core's logs in SLF4J (ADR 0014): each record goes to the SLF4J logger its `target` names
  * (`sika.transport` for requests and retries, `sika.client` for charges) at its level, and the
  * core follows the levels the application configures, within a second of any change.
+ *
+ * Records arrive on the SDK's logging thread (`sika-log`), never on a thread that makes a call
+ * (ADR 0039). Each record's facts are in the MDC while it is logged (`operation`, `reference`,
+ * `http_status`, `attempt`, `duration_ms`, `dropped`; only those it has), so a JSON encoder
+ * (logstash-logback-encoder, Logback's JsonEncoder) writes them as fields of their own.
  *
  * Installed by the generated code as it loads the native library (the Kotlin patch
  * `slf4j_logging`), so nothing is to be called. Without an SLF4J provider (SLF4J's NOP) nothing
@@ -21,9 +27,21 @@ internal object Slf4jLogging : LogSink {
         listOf("sika", "sika.transport", "sika.client").map(LoggerFactory::getLogger)
     }
 
-    /** Called on the thread that logs; SLF4J's loggers are thread-safe. Never throws into the core. */
+    /** The MDC keys of a record's facts, and their values (only those it has). */
+    private fun fields(record: LogRecord): List<Pair<String, String>> = listOfNotNull(
+        record.operation?.let { "operation" to it },
+        record.reference?.let { "reference" to it },
+        record.httpStatus?.let { "http_status" to it.toString() },
+        record.attempt?.let { "attempt" to it.toString() },
+        record.durationMs?.let { "duration_ms" to it.toString() },
+        record.dropped?.let { "dropped" to it.toString() },
+    )
+
+    /** Called on the SDK's logging thread; SLF4J's loggers are thread-safe. Never throws into the core. */
     override fun log(record: LogRecord) {
+        val fields = fields(record)
         try {
+            for ((key, value) in fields) MDC.put(key, value)
             val logger = LoggerFactory.getLogger(record.target)
             // The message is passed as it is (no arguments), so SLF4J never reads `{}` in it.
             when (record.level) {
@@ -35,6 +53,12 @@ internal object Slf4jLogging : LogSink {
             }
         } catch (_: Throwable) {
             // An appender that throws must not reach the SDK call that logged.
+        } finally {
+            try {
+                for ((key, _) in fields) MDC.remove(key)
+            } catch (_: Throwable) {
+                // No MDC adapter: nothing was put.
+            }
         }
     }
 

@@ -110,7 +110,10 @@ class BoundsAndSecretsTest {
         }
     }
 
-    private fun logged(): List<String> = records.list.flatMap { listOf(it.formattedMessage, it.toString()) }
+    private fun logged(): List<String> {
+        flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0039)
+        return records.list.flatMap { listOf(it.formattedMessage, it.toString()) }
+    }
 
     @Test
     fun testB66AKeyEchoedIntoTheStatusIsInNoRecordDecisionOrLog() = runBlocking<Unit> {

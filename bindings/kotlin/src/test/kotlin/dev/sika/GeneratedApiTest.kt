@@ -57,7 +57,7 @@ class GeneratedApiTest {
         // `new ClientConfig(new SecretKey(key), url, null, null, null, null, null, null, null)`, as the README shows.
         val config = ClientConfig::class.java.getConstructor(
             SecretKey::class.java, String::class.java, Long::class.javaObjectType, Long::class.javaObjectType,
-            Int::class.javaObjectType, Long::class.javaObjectType, String::class.java, String::class.java,
+            Int::class.javaObjectType, Long::class.javaObjectType, String::class.java, SecretUrl::class.java,
             Long::class.javaObjectType,
         )
         val options = AwaitOptions::class.java.getConstructor(

@@ -9,12 +9,17 @@ import ch.qos.logback.core.spi.FilterReply
 import java.io.File
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
+import kotlinx.coroutines.async
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNotEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
@@ -66,6 +71,7 @@ class LoggingTest {
             async.initiateCharge(charge("LOG-KT-CHARGE", phone = "+233244129876"))
         }
 
+        flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0039)
         val events = records.list.toList()
         val warnings = events.filter { it.level == Level.WARN }
         assertEquals(1, warnings.size, "$events")
@@ -92,17 +98,20 @@ class LoggingTest {
         sandbox.blockingClient().use { blocking ->
             waitForTheCoreToAsk()
             blocking.verifyTransaction("LOG-KT-2")
+            flushLogRecords(10_000L)
             assertEquals(emptyList<ILoggingEvent>(), records.list.toList(), "nothing below WARN")
 
             transport.level = Level.DEBUG // as a merchant's runtime change (JMX, Spring's /loggers) does
             waitForTheCoreToAsk()
             blocking.verifyTransaction("LOG-KT-2")
+            flushLogRecords(10_000L)
             assertEquals(listOf("sika.transport" to Level.DEBUG), records.list.map { it.loggerName to it.level })
 
             transport.level = null
             waitForTheCoreToAsk()
             records.list.clear()
             blocking.verifyTransaction("LOG-KT-2")
+            flushLogRecords(10_000L)
             assertEquals(emptyList<ILoggingEvent>(), records.list.toList(), "back to WARN")
         }
     }
@@ -126,12 +135,14 @@ class LoggingTest {
             sandbox.seedTransaction(transactionObject("LOG-KT-3", "successful", "5"))
             sandbox.blockingClient().use { blocking ->
                 repeat(20) { blocking.verifyTransaction("LOG-KT-3") }
+                flushLogRecords(10_000L)
                 assertEquals(0, handedOver.get(), "DEBUG records crossed the FFI while every sika logger was at WARN")
 
                 // The same calls with a DEBUG logger: counted, so the count above can fail.
                 client.level = Level.DEBUG
                 tellTheCoreNow()
                 repeat(3) { blocking.verifyTransaction("LOG-KT-3") }
+                flushLogRecords(10_000L)
                 assertEquals(3, handedOver.get())
                 assertTrue(records.list.none { it.level == Level.DEBUG }, "sika.transport itself still drops them")
             }
@@ -175,6 +186,68 @@ class LoggingTest {
         assertTrue("SLF4J" !in output, "SLF4J was started without a provider: $output")
         assertTrue(Regex("DEBUG sika.transport] GET /transaction/verify/LOG-KT-NOP -> HTTP 200 in ").containsMatchIn(output), output)
         assertTrue(KEY !in output, output)
+    }
+
+    /** B85: a record's facts are in the MDC as SLF4J logs it; B82: a slow appender delays no call. */
+    @Test
+    fun testB85RecordsCarryTheirFactsInTheMdc() {
+        // As an encoder does, the MDC and thread are read while the record is appended (Logback
+        // reads both lazily: a ListAppender read later would see the test thread's).
+        val appended = object : ListAppender<ILoggingEvent>() {
+            override fun append(event: ILoggingEvent) {
+                event.prepareForDeferredProcessing()
+                super.append(event)
+            }
+        }
+        appended.start()
+        sika.addAppender(appended)
+        transport.level = Level.DEBUG
+        tellTheCoreNow()
+        sandbox.seedTransaction(transactionObject("LOG-KT-B85", "successful", "5"))
+        sandbox.blockingClient().use { it.verifyTransaction("LOG-KT-B85") }
+        flushLogRecords(10_000L)
+        sika.detachAppender(appended)
+        val line = appended.list.single { it.formattedMessage.startsWith("GET /transaction/verify/LOG-KT-B85 ") }
+        val mdc = line.mdcPropertyMap
+        assertEquals(listOf("verify_transaction", "LOG-KT-B85", "200", "1"), listOf("operation", "reference", "http_status", "attempt").map { mdc[it] }, "$mdc")
+        assertTrue(line.formattedMessage.endsWith(" in ${mdc["duration_ms"]} ms"), "$mdc ${line.formattedMessage}")
+        assertEquals(null, mdc["dropped"])
+        // The blocking call ran on this thread; its record came on the SDK's logging thread
+        // (which JNA names as it attaches it).
+        assertNotEquals(Thread.currentThread().name, line.threadName, "delivered on the calling thread")
+    }
+
+    @Test
+    fun testB82ASlowAppenderNeverMakesACallExceedItsDeadline() = runBlocking<Unit> {
+        val setup = scenario("slow_log_handler")
+        val delayMs = setup["handler_delay_ms"]!!.jsonPrimitive.long
+        val deadlineMs = setup["deadline_ms"]!!.jsonPrimitive.long
+        val slackMs = setup["slack_ms"]!!.jsonPrimitive.long
+        val calls = setup["calls"]!!.jsonPrimitive.int
+        val slow = object : ch.qos.logback.core.AppenderBase<ILoggingEvent>() {
+            override fun append(event: ILoggingEvent) = Thread.sleep(delayMs)
+        }
+        slow.start()
+        sika.addAppender(slow)
+        try {
+            sika.level = Level.DEBUG
+            tellTheCoreNow()
+            sandbox.seedTransaction(transactionObject("LOG-KT-B82", "successful", "5"))
+            Client(ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = deadlineMs, maxRetries = 0)).use { client ->
+                val durations = (0 until calls).map {
+                    async {
+                        val started = System.nanoTime()
+                        client.verifyTransaction("LOG-KT-B82")
+                        (System.nanoTime() - started) / 1_000_000
+                    }
+                }.map { it.await() }
+                val late = durations.filter { it > deadlineMs + slackMs }
+                assertEquals(emptyList<Long>(), late, "calls that ended after their deadline, of $calls")
+            }
+        } finally {
+            sika.detachAppender(slow)
+            flushLogRecords(10_000L)
+        }
     }
 
     private fun logger(name: String) = LoggerFactory.getLogger(name) as Logger

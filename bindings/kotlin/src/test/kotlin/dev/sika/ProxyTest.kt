@@ -9,6 +9,7 @@ import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
@@ -91,7 +92,7 @@ class ProxyTest {
     fun testB47ABadProxyIsInvalidInputAndNothingIsSent() {
         for (bad in listOf("not a url", "ftp://127.0.0.1:21", "http://127.0.0.1:1/?x=1")) {
             val error = assertThrows(SikaException.InvalidInput::class.java) {
-                BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, proxy = bad)).close()
+                BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, proxy = SecretUrl(bad))).close()
             }
             assertEquals("proxy", error.field, bad)
         }
@@ -101,10 +102,30 @@ class ProxyTest {
     @Test
     fun testB47AnExplicitProxyIsNotUsedForLoopback() {
         sandbox.seedTransaction(transactionObject("B47-KT-EXPLICIT", "successful", "5"))
-        BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = 10_000, proxy = proxyUrl)).use {
+        BlockingClient(ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = 10_000, proxy = SecretUrl(proxyUrl))).use {
             assertEquals("B47-KT-EXPLICIT", it.verifyTransaction("B47-KT-EXPLICIT").txRef)
         }
         assertEquals(emptyList<String>(), seen.toList())
+    }
+
+    /** B81: the proxy is a `SecretUrl` object; no printed or serialised form shows its password. */
+    @Test
+    fun testB81TheProxyPasswordIsInNoPrintedForm() {
+        val password = "pa55word_canary_B81"
+        val config = ClientConfig(SecretKey(KEY), "https://api.example.com", proxy = SecretUrl("http://merchant:$password@proxy.internal:3128"))
+        // Jackson may refuse an object with no properties: its refusal is a printed form too.
+        val jackson = runCatching { com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(config) }
+            .getOrElse { it.toString() }
+        val forms = listOf(config.toString(), config.proxy.toString(), "$config", jackson, config.copy().toString())
+        for (form in forms) {
+            assertFalse(form.contains(password) || form.contains("merchant:"), form)
+        }
+        // The object still carries the URL: a client made with it checks it, printing nothing of it.
+        val error = assertThrows(SikaException.InvalidInput::class.java) {
+            BlockingClient(ClientConfig(SecretKey(KEY), "https://api.example.com", proxy = SecretUrl("ftp://u:$password@x:1"))).close()
+        }
+        assertEquals("proxy", error.field)
+        assertFalse(error.toString().contains(password), error.toString())
     }
 }
 
