@@ -235,7 +235,7 @@ def charge_with(overrides: dict) -> ChargeRequest:
 
 def variant_name(value) -> str:
     """A variant's name as the fixtures spell it (`AccountNumber`, `Unknown`, `Investigate`)."""
-    name = value.name if isinstance(value, enum.Enum) else type(value).__name__
+    name = value.name if isinstance(value, enum.Enum) else type(value).__name__.rsplit(".", 1)[-1]
     return name if not name.isupper() else "".join(part.capitalize() for part in name.split("_"))
 
 
