@@ -14,11 +14,9 @@ import pytest
 from sika import (
     BlockingClient,
     Client,
-    MerchantAction,
     PaymentType,
     SikaError,
     TransactionStatus,
-    countries,
 )
 from support import (
     FIXTURES_DIR,
