@@ -177,20 +177,20 @@ mod tests {
     }
 
     #[test]
-    fn keeps_the_scale_as_written() {
+    fn b01_keeps_the_scale_as_written() {
         assert_eq!(amount("100.10").to_string(), "100.10");
         assert_eq!(amount("0.50").to_string(), "0.50");
         assert_eq!(amount("100").to_string(), "100");
     }
 
     #[test]
-    fn equality_is_decimal_equality() {
+    fn b01_equality_is_decimal_equality() {
         assert_eq!(amount("100.1"), amount("100.10"));
         assert_ne!(amount("100.1"), amount("100.01"));
     }
 
     #[test]
-    fn scientific_notation_is_exact() {
+    fn b01_scientific_notation_is_exact() {
         assert_eq!(amount("1e2").to_string(), "100");
         assert_eq!(amount("1.5E-3").to_string(), "0.0015");
     }
@@ -234,14 +234,14 @@ mod tests {
     }
 
     #[test]
-    fn rejects_what_is_not_a_decimal() {
+    fn b01_rejects_what_is_not_a_decimal() {
         for text in ["", "NaN", "inf", "Infinity", "1,5", "12abc", " 1", "1e99999"] {
             assert!(text.parse::<Amount>().is_err(), "{text:?} parsed");
         }
     }
 
     #[test]
-    fn json_round_trip_keeps_digits() {
+    fn b01_json_round_trip_keeps_digits() {
         let parsed: Amount = serde_json::from_str("100.10").expect("number");
         assert_eq!(serde_json::to_string(&parsed).expect("serialise"), "100.10");
         let quoted: Amount = serde_json::from_str("\"25.00\"").expect("string");

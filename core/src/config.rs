@@ -184,7 +184,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_the_documented_ones() {
+    fn b17_defaults_are_the_documented_ones() {
         let config = config("https://api.example.com");
         assert_eq!(config.timeout_ms, 30_000);
         assert_eq!(config.connect_timeout_ms, 10_000);
@@ -195,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn https_anywhere_http_only_on_loopback() {
+    fn b17_https_anywhere_http_only_on_loopback() {
         for good in [
             "https://api.example.com",
             "https://api.example.com/v1/",
@@ -220,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn timeouts_must_be_positive_and_bounded() {
+    fn b17_timeouts_must_be_positive_and_bounded() {
         for (timeout_ms, connect_timeout_ms) in [(0, 1), (1, 0), (u64::MAX, 1), (1, ClientConfig::MAX_TIMEOUT_MS + 1)] {
             let mut config = config("https://api.example.com");
             config.timeout_ms = timeout_ms;
@@ -243,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn key_problems_are_reported_without_the_key() {
+    fn b17_key_problems_are_reported_without_the_key() {
         for key in ["", "sk test", "sk_test\n", "sk_tést"] {
             let error = ClientConfig::new(key, "https://api.example.com").validate().expect_err(key);
             let text = error.to_string();
@@ -264,7 +264,7 @@ mod tests {
     }
 
     #[test]
-    fn debug_output_hides_the_key() {
+    fn b17_debug_output_hides_the_key() {
         let printed = format!("{:?}", ClientConfig::new("sk_test_canary_key", "https://api.example.com"));
         assert!(!printed.contains("canary"), "{printed}");
     }

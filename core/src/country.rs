@@ -71,7 +71,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn five_countries_and_nigeria_has_banks_only() {
+    fn b20_five_countries_and_nigeria_has_banks_only() {
         let all = countries();
         let codes: Vec<_> = all.iter().map(|c| c.code.as_str()).collect();
         assert_eq!(codes, ["GH", "KE", "UG", "TZ", "NG"]);
@@ -86,7 +86,7 @@ mod tests {
     }
 
     #[test]
-    fn only_mobile_money_currencies_can_be_charged() {
+    fn b20_only_mobile_money_currencies_can_be_charged() {
         for currency in ["GHS", "KES", "UGX", "TZS"] {
             assert!(is_mobile_money_currency(currency));
         }

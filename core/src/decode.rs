@@ -151,13 +151,13 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_about_the_reference_asked_is_the_transaction() {
+    fn b36_an_answer_about_the_reference_asked_is_the_transaction() {
         let transaction = transaction_response_for("ORDER-1", 200, &answer_about("ORDER-1")).expect("decodes");
         assert_eq!(transaction.tx_ref, "ORDER-1");
     }
 
     #[test]
-    fn an_answer_about_another_reference_names_both_and_stays_bounded() {
+    fn b36_an_answer_about_another_reference_names_both_and_stays_bounded() {
         let error = transaction_response_for("ORDER-1", 200, &answer_about("order-1")).expect_err("crossed");
         assert_eq!(
             error.to_string(),

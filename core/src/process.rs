@@ -126,7 +126,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_first_value_is_kept_and_built_once() {
+    fn b37_the_first_value_is_kept_and_built_once() {
         let state = PerProcess::new(7);
         let value = state.get(|| panic!("already built")).expect("value");
         assert_eq!(*value, 7);
@@ -138,7 +138,7 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_build_is_the_call_error_and_the_next_call_builds_again() {
+    fn b37_a_failed_build_is_the_call_error_and_the_next_call_builds_again() {
         let lazy: PerProcess<u8> = PerProcess::empty();
         let failed = lazy.get(|| Err(SikaError::configuration("no")));
         assert_eq!(failed.expect_err("failed"), SikaError::configuration("no"));
@@ -146,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn after_shut_down_every_get_is_configuration_and_the_value_is_handed_back() {
+    fn b43_after_shut_down_every_get_is_configuration_and_the_value_is_handed_back() {
         let state = PerProcess::new(String::from("pool"));
         let held = state.get(|| panic!("built")).expect("value");
         let handed_back = state.shut_down().expect("this process's value");
@@ -157,7 +157,7 @@ mod tests {
     }
 
     #[test]
-    fn another_process_s_value_is_never_used_and_never_dropped() {
+    fn b37_another_process_s_value_is_never_used_and_never_dropped() {
         // What a fork leaves: a value built by another process (no pid is u32::MAX).
         let state = PerProcess::built_by(u32::MAX, ());
         let inherited = state.first.get().and_then(|first| first.value.lock().ok()?.clone()).expect("inherited");

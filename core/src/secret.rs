@@ -116,7 +116,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn debug_never_shows_the_key() {
+    fn b16_debug_never_shows_the_key() {
         let key = SecretKey::from("sk_test_canary_0123456789");
         let printed = format!("{key:?} {:#?}", key);
         assert!(!printed.contains("canary"), "{printed}");
@@ -132,7 +132,7 @@ mod tests {
     }
 
     #[test]
-    fn scrub_removes_the_key_from_outside_text() {
+    fn b16_scrub_removes_the_key_from_outside_text() {
         let key = SecretKey::from("sk_test_canary_0123456789");
         let scrubbed = key.scrub("bad key sk_test_canary_0123456789 given");
         assert_eq!(scrubbed, "bad key [REDACTED] given");

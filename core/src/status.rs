@@ -163,7 +163,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_exact_word_successful_is_success() {
+    fn b10_only_the_exact_word_successful_is_success() {
         assert_eq!(TransactionStatus::from_wire("successful"), TransactionStatus::Successful);
         for lookalike in ["success", "Successful", "SUCCESSFUL", " successful", "successful ", "succeeded", ""] {
             let status = TransactionStatus::from_wire(lookalike);
@@ -174,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn every_documented_status_has_its_action_and_finality() {
+    fn b11_every_documented_status_has_its_action_and_finality() {
         let table = [
             ("successful", MerchantAction::FulfilOrder, true),
             ("pending", MerchantAction::AwaitWebhookOrReverify, false),
@@ -191,7 +191,7 @@ mod tests {
     }
 
     #[test]
-    fn payment_types_keep_unknown_values() {
+    fn b01_payment_types_keep_unknown_values() {
         assert_eq!(PaymentType::from_wire("card"), PaymentType::Card);
         assert_eq!(PaymentType::from_wire("mobile_money"), PaymentType::MobileMoney);
         assert_eq!(PaymentType::from_wire("bank_transfer").as_str(), "bank_transfer");

@@ -48,20 +48,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_the_service_format_with_milliseconds() {
+    fn b01_parses_the_service_format_with_milliseconds() {
         let parsed = parse_timestamp("2024-01-15T10:30:00.123Z").expect("parses");
         assert_eq!(parsed.timestamp_millis(), 1_705_314_600_123);
     }
 
     #[test]
-    fn converts_offsets_to_utc_and_reads_naive_as_utc() {
+    fn b01_converts_offsets_to_utc_and_reads_naive_as_utc() {
         let offset = parse_timestamp("2024-01-15T12:30:00+02:00").expect("offset");
         let naive = parse_timestamp("2024-01-15T10:30:00").expect("naive");
         assert_eq!(offset, naive);
     }
 
     #[test]
-    fn rejects_other_text() {
+    fn b01_rejects_other_text() {
         assert!(parse_timestamp("yesterday").is_none());
         assert!(parse_timestamp("2024-13-45T10:30:00Z").is_none());
     }

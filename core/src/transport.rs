@@ -300,7 +300,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backoff_stays_within_its_ceiling() {
+    fn b26_backoff_stays_within_its_ceiling() {
         for attempt in 0..40 {
             for fraction in [0.0, 0.5, 0.999_999] {
                 let wait = backoff(attempt, fraction);
@@ -314,7 +314,7 @@ mod tests {
     /// Two forked workers inherit one generator state; their process ids tell them apart
     /// (the fork itself: `core/tests/fork.rs`, B37).
     #[test]
-    fn the_jitter_seed_holds_the_process_id() {
+    fn b37_the_jitter_seed_holds_the_process_id() {
         let draws = |pid| -> Vec<u64> {
             let mut rng = jitter_seeded(42, pid);
             (0..8).map(|_| rng.u64(..)).collect()
@@ -324,7 +324,7 @@ mod tests {
     }
 
     #[test]
-    fn only_transient_statuses_are_retried() {
+    fn b26_only_transient_statuses_are_retried() {
         for status in [429, 500, 502, 503, 504] {
             assert!(is_retryable_status(status));
         }

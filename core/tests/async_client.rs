@@ -6,10 +6,9 @@ mod support;
 use std::time::Duration;
 
 use sika_core::{
-    Amount, BankAccountType, ChargeRequest, Client, ClientConfig, MerchantAction, PaymentType, SikaError,
-    TransactionStatus,
+    Amount, ChargeRequest, Client, ClientConfig, MerchantAction, PaymentType, SikaError, TransactionStatus,
 };
-use support::{Sandbox, fixture, scenario_cases, transaction_object};
+use support::{Sandbox, calls, fixture, scenario_cases, transaction_object};
 
 fn charge(reference: &str, phone: &str, amount: &str) -> ChargeRequest {
     ChargeRequest {
@@ -23,53 +22,38 @@ fn charge(reference: &str, phone: &str, amount: &str) -> ChargeRequest {
     }
 }
 
+/// Runs every row of a behaviour's scenario file through the shared runner of client calls.
+async fn run_scenario(name: &str) {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    for (index, row) in scenario_cases(name).iter().enumerate() {
+        calls::check_row(&sandbox, &client, row, &format!("{name} #{index} ({})", row["note"])).await;
+    }
+}
+
 #[tokio::test]
 async fn b02_providers_default_to_ghana_without_sending_a_country() {
-    let sandbox = Sandbox::start();
-    let providers = sandbox.client().list_mobile_money_providers(None).await.expect("providers");
-    assert_eq!(providers.len(), 3);
-    assert!(providers.iter().all(|p| p.country == "Ghana" && p.currency == "GHS" && p.provider_type == "mobile_money"));
-    let log = sandbox.requests();
-    assert_eq!(log.len(), 1);
-    assert_eq!(log[0]["path"], "/mobile-money-providers");
-    assert!(log[0]["query"].is_null(), "no country parameter is sent: {:?}", log[0]);
+    run_scenario("b02_providers_default.json").await;
 }
 
 #[tokio::test]
 async fn b03_providers_per_country_are_sent_upper_case() {
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
-    for (code, currency, count) in [("ke", "KES", 2), ("Ug", "UGX", 2), ("TZ", "TZS", 2), ("gh", "GHS", 3)] {
-        let providers = client.list_mobile_money_providers(Some(code)).await.expect(code);
-        assert_eq!(providers.len(), count, "{code}");
-        assert!(providers.iter().all(|p| p.currency == currency), "{code}");
-    }
-    let queries: Vec<_> =
-        sandbox.requests().iter().map(|r| r["query"].as_str().unwrap_or_default().to_owned()).collect();
-    assert_eq!(queries, ["country=KE", "country=UG", "country=TZ", "country=GH"]);
+    run_scenario("b03_providers_per_country.json").await;
 }
 
 #[tokio::test]
 async fn b04_provider_errors_are_typed() {
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
-    assert_eq!(client.list_mobile_money_providers(Some("NG")).await, Err(SikaError::NoProvidersFound));
-    assert_eq!(client.list_mobile_money_providers(Some("ZZ")).await, Err(SikaError::InvalidCountryCode));
+    run_scenario("b04_provider_errors.json").await;
 }
 
 #[tokio::test]
-async fn b05_b06_banks_default_to_nigeria_and_carry_their_account_type() {
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
-    let nigeria = client.list_banks(None).await.expect("banks");
-    assert!(!nigeria.is_empty());
-    assert!(nigeria.iter().all(|b| b.country == "Nigeria" && b.account_type == BankAccountType::Nuban));
-    for code in ["GH", "KE", "UG", "TZ"] {
-        let banks = client.list_banks(Some(code)).await.expect(code);
-        assert!(!banks.is_empty() && banks.iter().all(|b| b.account_type == BankAccountType::AccountNumber), "{code}");
-    }
-    assert_eq!(client.list_banks(Some("ZZ")).await, Err(SikaError::InvalidCountryCode));
-    assert!(sandbox.requests()[0]["query"].is_null(), "no country parameter is sent by default");
+async fn b05_banks_default_to_nigeria_and_carry_their_account_type() {
+    run_scenario("b05_banks_default.json").await;
+}
+
+#[tokio::test]
+async fn b06_banks_of_an_unknown_country_are_an_invalid_country_code() {
+    run_scenario("b06_banks_unknown_country.json").await;
 }
 
 #[tokio::test]
@@ -107,22 +91,12 @@ async fn b27_concurrent_bank_calls_share_one_request() {
 
 #[tokio::test]
 async fn b07_a_wrong_key_is_unauthorized_everywhere() {
-    let sandbox = Sandbox::start();
-    let mut config = sandbox.config();
-    config.secret_key = "sk_test_wrong_key".into();
-    let client = Client::new(config).expect("client");
-    assert_eq!(client.list_mobile_money_providers(None).await, Err(SikaError::Unauthorized));
-    assert_eq!(client.list_banks(None).await, Err(SikaError::Unauthorized));
-    assert_eq!(client.verify_transaction("ORDER-1").await.map(|_| ()), Err(SikaError::Unauthorized));
-    assert_eq!(client.initiate_charge(&charge("ORDER-1", "+233244125678", "10")).await, Err(SikaError::Unauthorized));
+    run_scenario("b07_wrong_key.json").await;
 }
 
 #[tokio::test]
 async fn b08_verification_errors_are_typed() {
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
-    assert_eq!(client.verify_transaction("NO-SUCH-ORDER").await.map(|_| ()), Err(SikaError::TransactionNotFound));
-    assert_eq!(client.verify_transaction("bad ref!").await.map(|_| ()), Err(SikaError::InvalidReference));
+    run_scenario("b08_verification_errors.json").await;
 }
 
 #[tokio::test]
@@ -149,11 +123,7 @@ async fn b09_a_seeded_transaction_decodes_exactly() {
 
 #[tokio::test]
 async fn b10_success_is_never_successful() {
-    let sandbox = Sandbox::start();
-    sandbox.seed_transaction(&transaction_object("ORDER-WORD", "success", "10"));
-    let transaction = sandbox.client().verify_transaction("ORDER-WORD").await.expect("verify");
-    assert_eq!(transaction.status, TransactionStatus::Unknown { value: "success".into() });
-    assert_eq!(transaction.status.merchant_action(), MerchantAction::Investigate);
+    run_scenario("b10_success_is_unknown.json").await;
 }
 
 #[tokio::test]
@@ -173,56 +143,40 @@ async fn b13_a_reference_is_always_one_path_segment() {
     }
 }
 
+/// B12 reads the `invalid_input` rows of the shared bad-input matrix (B30 runs all of it).
 #[tokio::test]
 async fn b12_rejected_input_sends_nothing() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
-    let field = |error: SikaError| match error {
-        SikaError::InvalidInput { field, .. } => field,
-        other => panic!("expected InvalidInput, got {other:?}"),
-    };
-    for country in ["", "G", "GHA", " GH", "G1"] {
-        assert_eq!(field(client.list_mobile_money_providers(Some(country)).await.unwrap_err()), "country");
-        assert_eq!(field(client.list_banks(Some(country)).await.unwrap_err()), "country");
+    let matrix = fixture("bad_inputs.json");
+    let rows: Vec<&serde_json::Value> = matrix["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|row| row["expect"].get("invalid_input").is_some())
+        .collect();
+    assert!(rows.len() >= 40, "the invalid_input rows shrank: {}", rows.len());
+    for (index, row) in rows.into_iter().enumerate() {
+        calls::check_row(&sandbox, &client, row, &format!("bad_inputs #{index} ({})", row["note"])).await;
     }
-    for reference in ["", ".", "..", "a\u{0}b", "tab\there", &"x".repeat(257)] {
-        assert_eq!(field(client.verify_transaction(reference).await.unwrap_err()), "reference", "{reference:?}");
-    }
-    let good = charge("ORDER-V", "+233244125678", "10.50");
-    let bad_charges = [
-        ("amount", ChargeRequest { amount: "0".parse().expect("0"), ..good.clone() }),
-        ("amount", ChargeRequest { amount: "-1".parse().expect("-1"), ..good.clone() }),
-        ("amount", ChargeRequest { amount: "1.001".parse().expect("1.001"), ..good.clone() }),
-        ("email", ChargeRequest { email: "not-an-email".into(), ..good.clone() }),
-        ("phone_number", ChargeRequest { phone_number: "0244123456".into(), ..good.clone() }),
-        ("reference", ChargeRequest { reference: "".into(), ..good.clone() }),
-        ("currency", ChargeRequest { currency: "NGN".into(), ..good.clone() }),
-        ("provider", ChargeRequest { provider: "".into(), ..good.clone() }),
-        ("callback_url", ChargeRequest { callback_url: Some("javascript:alert(1)".into()), ..good.clone() }),
-    ];
-    for (expected_field, request) in bad_charges {
-        assert_eq!(field(client.initiate_charge(&request).await.unwrap_err()), expected_field);
-    }
-    assert!(sandbox.requests().is_empty(), "rejected input reached the service: {:?}", sandbox.requests());
 }
 
 #[tokio::test]
-async fn b15_a_charge_keeps_its_amount_exact_and_a_duplicate_is_refused() {
+async fn b09_a_charged_amount_verifies_exactly() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     let request = charge("ORDER-CHARGE-1", "+233244123333", "100.10");
     let response = client.initiate_charge(&request).await.expect("charge");
-    assert_eq!(response.http_status, 200);
-    assert_eq!(response.status, Some(true));
     assert!(response.raw_json.contains("100.10"), "{}", response.raw_json);
     let transaction = client.verify_transaction("ORDER-CHARGE-1").await.expect("verify");
     assert_eq!(transaction.amount.to_string(), "100.10");
     assert_eq!(transaction.status, TransactionStatus::Pending);
     assert_eq!(transaction.payment_type, Some(PaymentType::MobileMoney));
-    match client.initiate_charge(&request).await {
-        Err(SikaError::Api { http_status: 409, message }) => assert!(message.contains("Duplicate"), "{message}"),
-        other => panic!("expected a duplicate-reference error, got {other:?}"),
-    }
+}
+
+#[tokio::test]
+async fn b15_a_duplicate_charge_reference_is_an_api_error_409() {
+    run_scenario("b15_duplicate_charge.json").await;
 }
 
 #[tokio::test]

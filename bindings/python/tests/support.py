@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import decimal
+import enum
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from sika import BlockingClient, ChargeRequest, Client, ClientConfig, SecretKey
+from sika import BlockingClient, ChargeRequest, Client, ClientConfig, SecretKey, SikaError
 
 # A canary: no message, str() or repr() the SDK produces may ever contain it (B16, B17).
 KEY = "sk_test_canary_7c2e4f1a"
@@ -209,6 +210,122 @@ def charge(reference: str, phone: str = "+233244125678", amount: str = "20", **c
         **changes,
     }
     return ChargeRequest(**fields)
+
+
+def input_text(value) -> str:
+    """An input's text in the shared fixtures: a string, or `{repeat, times}`."""
+    if isinstance(value, dict):
+        return value["repeat"] * value["times"]
+    return value
+
+
+def charge_with(overrides: dict) -> ChargeRequest:
+    """A valid charge (the shared defaults of bad_inputs.json) with the given fields changed."""
+    field = lambda name, default: input_text(overrides.get(name, default))  # noqa: E731
+    return ChargeRequest(
+        amount=decimal.Decimal(field("amount", "10.50")),
+        email=field("email", "ama@example.com"),
+        phone_number=field("phone_number", "+233244125678"),
+        reference=field("reference", "BAD-INPUT-CHARGE"),
+        currency=field("currency", "GHS"),
+        provider=field("provider", "MTN"),
+        callback_url=field("callback_url", "https://shop.example.com/return"),
+    )
+
+
+def variant_name(value) -> str:
+    """A variant's name as the fixtures spell it (`AccountNumber`, `Unknown`, `Investigate`)."""
+    name = value.name if isinstance(value, enum.Enum) else type(value).__name__.rsplit(".", 1)[-1]
+    return name if not name.isupper() else "".join(part.capitalize() for part in name.split("_"))
+
+
+async def _call_answer(client, operation: str, overrides: dict) -> dict | list:
+    country = input_text(overrides["country"]) if "country" in overrides else None
+    if operation == "list_mobile_money_providers":
+        providers = await client.list_mobile_money_providers(country)
+        return [
+            {"code": p.code, "country": p.country, "currency": p.currency, "provider_type": p.provider_type}
+            for p in providers
+        ]
+    if operation == "list_banks":
+        banks = await client.list_banks(country)
+        return [
+            {"code": b.code, "country": b.country, "currency": b.currency, "account_type": variant_name(b.account_type)}
+            for b in banks
+        ]
+    if operation == "verify_transaction":
+        transaction = await client.verify_transaction(input_text(overrides["reference"]))
+        status = transaction.status
+        return {
+            "tx_ref": transaction.tx_ref,
+            "status": variant_name(status),
+            "status_value": status.value if status.is_unknown() else None,
+            "merchant_action": variant_name(status.merchant_action()),
+            "is_final": status.is_final(),
+        }
+    if operation == "initiate_charge":
+        try:
+            request = charge_with(overrides)
+        except decimal.InvalidOperation as error:
+            raise AssertionError(f"the row's amount is not even a Python Decimal: {overrides}") from error
+        response = await client.initiate_charge(request)
+        return {"http_status": response.http_status, "accepted": response.status}
+    raise AssertionError(f"unknown operation {operation}")
+
+
+async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
+    """Runs one row of a scenario file of client calls (tests/fixtures/scenarios/README.md) with
+    a client from `make_client(key=...)` and checks everything it expects. The same runner as
+    core/tests/support/calls.rs, Kotlin's Calls.kt and Swift's Calls.swift."""
+    operation, overrides, expect = row["operation"], row["input"], row["expect"]
+    label = f"{operation} ({row.get('note')})"
+    client = make_client(key=input_text(overrides["secret_key"])) if "secret_key" in overrides else make_client()
+    if "seed" in overrides:
+        seed = overrides["seed"]
+        sandbox.seed_transaction(transaction_object(input_text(overrides["reference"]), seed["status"], seed["amount"]))
+    if overrides.get("charged_before"):
+        first = await _call_answer(client, operation, overrides)
+        assert first == {"http_status": 200, "accepted": True}, f"{label}: the first call: {first}"
+    sandbox.clear_requests()
+    error, answer = None, None
+    try:
+        answer = await _call_answer(client, operation, overrides)
+    except SikaError as raised:
+        error = raised
+    sent = sandbox.requests()
+    if "invalid_input" in expect:
+        assert isinstance(error, SikaError.InvalidInput), f"{label}: expected InvalidInput, got {error!r} {answer!r}"
+        assert error.field == expect["invalid_input"], label
+        assert sent == [], f"{label}: rejected input reached the service"
+        return
+    if "error" in expect:
+        assert error is not None and variant_name(error) == expect["error"], f"{label}: {error!r} {answer!r}"
+        if "http_status" in expect:
+            assert error.http_status == expect["http_status"], label
+        if "message_contains" in expect:
+            assert expect["message_contains"] in str(error), f"{label}: {error}"
+    else:
+        assert error is None, f"{label}: {error!r}"
+        _check_answer(answer, expect, label)
+    assert len(sent) == len(expect["sent"]), f"{label}: {sent}"
+    for request, want in zip(sent, expect["sent"]):
+        assert {name: request[name] for name in want} == want, f"{label}: {request}"
+
+
+def _check_answer(answer, expect: dict, label: str) -> None:
+    if isinstance(answer, list):
+        if "count" in expect:
+            assert len(answer) == expect["count"], label
+        if "min_count" in expect:
+            assert len(answer) >= expect["min_count"], label
+        if "codes" in expect:
+            assert sorted(item["code"] for item in answer) == expect["codes"], label
+        for item in answer:
+            assert {name: item[name] for name in expect.get("every", {})} == expect.get("every", {}), f"{label}: {item}"
+    else:
+        for name in ["tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"]:
+            if name in expect:
+                assert answer[name] == expect[name], f"{label}: {name} is {answer[name]!r}"
 
 
 def blocking_client(base_url: str, **settings) -> BlockingClient:

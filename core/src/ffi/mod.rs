@@ -51,7 +51,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_negative_setting_is_invalid_input_naming_it() {
+    fn b30_a_negative_setting_is_invalid_input_naming_it() {
         let error = unsigned::<u64>("timeout_ms", -1).expect_err("negative");
         assert_eq!(
             error,
@@ -65,7 +65,7 @@ mod tests {
     type ConfigChange = fn(&mut ClientConfig);
 
     #[test]
-    fn every_negative_config_setting_is_rejected_before_a_client_exists() {
+    fn b30_every_negative_config_setting_is_rejected_before_a_client_exists() {
         let config = |change: ConfigChange| {
             let mut config = ClientConfig {
                 secret_key: std::sync::Arc::new(crate::SecretKey::new("sk_test_canary_ffi".into())),
@@ -99,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn every_negative_wait_option_is_rejected() {
+    fn b30_every_negative_wait_option_is_rejected() {
         let cases: [(&str, AwaitOptions); 4] = [
             ("initial_delay_ms", AwaitOptions { initial_delay_ms: Some(-5), ..AwaitOptions::default() }),
             ("interval_ms", AwaitOptions { interval_ms: Some(-5), ..AwaitOptions::default() }),

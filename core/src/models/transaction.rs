@@ -486,7 +486,7 @@ mod tests {
     }
 
     #[test]
-    fn gateway_ref_keys() {
+    fn b09_gateway_ref_keys() {
         for key in ["gw_ref", "flw_ref", "ABC_ref"] {
             assert!(is_gateway_ref_key(key), "{key}");
         }

@@ -134,7 +134,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn options_are_checked() {
+    fn b23_options_are_checked() {
         assert!(AwaitOptions::default().validate().is_ok());
         let bad = [
             AwaitOptions { interval_ms: 0, ..AwaitOptions::default() },
@@ -148,7 +148,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn the_schedule_doubles_up_to_its_cap_and_stops_at_the_deadline() {
+    async fn b23_the_schedule_doubles_up_to_its_cap_and_stops_at_the_deadline() {
         let options = AwaitOptions {
             initial_delay_ms: 100,
             interval_ms: 100,
@@ -166,7 +166,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_cancelled_handle_ends_the_work() {
+    async fn b23_a_cancelled_handle_ends_the_work() {
         let cancellation = Cancellation::new();
         cancellation.cancel();
         let result = cancellation.run(std::future::pending::<Result<()>>()).await;

@@ -134,14 +134,14 @@ mod tests {
     }
 
     #[test]
-    fn confirmed_only_when_everything_matches() {
+    fn b21_confirmed_only_when_everything_matches() {
         let check =
             check_payment(transaction("successful", "ORDER-1", "100.10", "GHS"), "ORDER-1", &expected("100.1", "ghs"));
         assert!(check.is_confirmed(), "{check:?}");
     }
 
     #[test]
-    fn every_other_case_is_not_confirmed() {
+    fn b21_every_other_case_is_not_confirmed() {
         let order = expected("100.10", "GHS");
         let cases = [
             (transaction("success", "ORDER-1", "100.10", "GHS"), "NotPaid"),
@@ -169,7 +169,7 @@ mod tests {
     }
 
     #[test]
-    fn not_paid_carries_the_action() {
+    fn b21_not_paid_carries_the_action() {
         let check = check_payment(transaction("reversed", "ORDER-1", "5", "GHS"), "ORDER-1", &expected("5", "GHS"));
         assert!(matches!(check, PaymentCheck::NotPaid { action: MerchantAction::UpdateOrderAndRefund, .. }));
         let check = check_payment(transaction("success", "ORDER-1", "5", "GHS"), "ORDER-1", &expected("5", "GHS"));
@@ -177,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn a_mismatch_names_both_values() {
+    fn b21_a_mismatch_names_both_values() {
         let check =
             check_payment(transaction("successful", "ORDER-1", "99.99", "GHS"), "ORDER-1", &expected("100", "GHS"));
         match check {
@@ -189,7 +189,7 @@ mod tests {
     }
 
     #[test]
-    fn expectations_are_checked() {
+    fn b21_expectations_are_checked() {
         assert!(validate_expected(&expected("0", "GHS")).is_err());
         assert!(validate_expected(&expected("-1", "GHS")).is_err());
         assert!(validate_expected(&expected("1", "GH")).is_err());

@@ -305,7 +305,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_the_documented_payload() {
+    fn b22_parses_the_documented_payload() {
         let event =
             parse_webhook_event(br#"{"event":"charge.success","data":{"reference":"ORDER-1"}}"#).expect("parses");
         assert_eq!(event.event, "charge.success");
@@ -313,7 +313,7 @@ mod tests {
     }
 
     #[test]
-    fn rejects_bodies_that_are_not_notifications() {
+    fn b22_rejects_bodies_that_are_not_notifications() {
         let deep = format!(r#"{{"event":"charge.success","data":{}{}}}"#, "[".repeat(10_000), "]".repeat(10_000));
         let big = format!(r#"{{"event":"charge.success","pad":"{}"}}"#, "x".repeat(MAX_WEBHOOK_BYTES));
         let bodies: [&[u8]; 9] = [
@@ -349,13 +349,13 @@ mod tests {
     }
 
     #[test]
-    fn brackets_inside_strings_do_not_count_as_nesting() {
+    fn b22_brackets_inside_strings_do_not_count_as_nesting() {
         let body = format!(r#"{{"event":"charge.success","note":"{}"}}"#, "[{".repeat(100));
         assert!(parse_webhook_event(body.as_bytes()).is_ok());
     }
 
     #[test]
-    fn only_a_charge_success_with_a_reference_goes_on_to_verification() {
+    fn b22_only_a_charge_success_with_a_reference_goes_on_to_verification() {
         assert_eq!(
             reference_to_verify(br#"{"event":"charge.success","data":{"reference":"R-1"}}"#),
             Ok("R-1".to_owned())
@@ -372,7 +372,7 @@ mod tests {
     }
 
     #[test]
-    fn answers_per_decision() {
+    fn b22_answers_per_decision() {
         let reason = String::new();
         assert_eq!(WebhookDecision::Ignore { reason: reason.clone() }.http_status(), 200);
         assert!(!WebhookDecision::RetryLater { reason: reason.clone() }.acknowledge());
@@ -381,7 +381,7 @@ mod tests {
     }
 
     #[test]
-    fn verification_errors_decide_between_reject_and_retry() {
+    fn b22_verification_errors_decide_between_reject_and_retry() {
         let expected = ExpectedPayment { amount: "1".parse().expect("amount"), currency: "GHS".into() };
         let unasked = || -> NotFound { panic!("the grace is asked about a not-found only") };
         assert!(matches!(decide(Err(SikaError::Timeout), "R", &expected, unasked), WebhookDecision::RetryLater { .. }));

@@ -1,6 +1,7 @@
 //! Starts the project's sandbox on a free loopback port for one test, and stops it after.
 #![allow(dead_code)] // each test binary uses a different part of the support code
 
+pub mod calls;
 pub mod captured_log;
 
 use std::io::{BufRead, BufReader};

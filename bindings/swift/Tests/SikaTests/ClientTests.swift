@@ -2,7 +2,8 @@ import Foundation
 import Sika
 import XCTest
 
-/// The async client against the sandbox (B02-B10, B12-B15); B19 (the blocking client) is in
+/// The async client against the sandbox (B02-B10, B12-B15; B02-B08, B10, B12 and B15 from the
+/// shared scenario files, by Support/Calls.swift); B19 (the blocking client) is in
 /// ClientTests+Blocking.swift. Each test gets its own sandbox, so request logs start empty.
 final class ClientTests: XCTestCase {
     var sandbox: Sandbox!
@@ -17,69 +18,39 @@ final class ClientTests: XCTestCase {
         sandbox?.stop()
     }
 
+    /// Every row of a scenario file of client calls, by the shared runner (Support/Calls.swift).
+    private func checkRows(_ name: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        for (index, row) in try scenarioCases(name).enumerated() {
+            try await checkCallRow(sandbox, row, "\(name) #\(index) (\(row["note"] ?? ""))", file: file, line: line)
+        }
+    }
+
     func testB02ProvidersWithoutCountryAreGhanasThreeAndSendNoCountry() async throws {
-        let providers = try await client.listMobileMoneyProviders()
-        XCTAssertEqual(providers.count, 3)
-        XCTAssertEqual(Set(providers.map(\.code)), ["MTN", "VODAFONE", "AIRTELTIGO"])
-        XCTAssertTrue(providers.allSatisfy { $0.country == "Ghana" && $0.currency == "GHS" })
-        let log = try await sandbox.requests()
-        XCTAssertEqual(log.map(\.path), ["/mobile-money-providers"])
-        XCTAssertEqual(log.first?.query, nil, "no country parameter is sent")
+        try await checkRows("b02_providers_default.json")
     }
 
     func testB03ProvidersPerCountryAcceptLowerCaseAndAreSentUpperCase() async throws {
-        let countries = [("ke", "KES", 2), ("Ug", "UGX", 2), ("TZ", "TZS", 2), ("gh", "GHS", 3)]
-        for (code, currency, count) in countries {
-            let providers = try await client.listMobileMoneyProviders(country: code)
-            XCTAssertEqual(providers.count, count, code)
-            XCTAssertTrue(providers.allSatisfy { $0.currency == currency }, code)
-        }
-        let queries = try await sandbox.requests().map(\.query)
-        XCTAssertEqual(queries, ["country=KE", "country=UG", "country=TZ", "country=GH"])
+        try await checkRows("b03_providers_per_country.json")
     }
 
     func testB04ProvidersForNigeriaAndAnUnknownCountryAreTypedErrors() async throws {
-        let nigeria = await sikaError { try await self.client.listMobileMoneyProviders(country: "NG") }
-        XCTAssertEqual(nigeria, .NoProvidersFound)
-        let unknown = await sikaError { try await self.client.listMobileMoneyProviders(country: "ZZ") }
-        XCTAssertEqual(unknown, .InvalidCountryCode)
+        try await checkRows("b04_provider_errors.json")
     }
 
-    func testB05BanksDefaultToNigeriaAllNubanAndGhanaBanksAreAccountNumbers() async throws {
-        let nigeria = try await client.listBanks()
-        XCTAssertFalse(nigeria.isEmpty)
-        XCTAssertTrue(nigeria.allSatisfy { $0.country == "Nigeria" && $0.accountType == .nuban })
-        let ghana = try await client.listBanks(country: "GH")
-        XCTAssertFalse(ghana.isEmpty)
-        XCTAssertTrue(ghana.allSatisfy { $0.country == "Ghana" && $0.accountType == .accountNumber })
-        let log = try await sandbox.requests()
-        XCTAssertEqual(log.map(\.query), [nil, "country=GH"], "no country parameter by default")
+    func testB05BanksDefaultToNigeriaAllNubanAndOthersAreAccountNumbers() async throws {
+        try await checkRows("b05_banks_default.json")
     }
 
     func testB06BanksForAnUnknownCountryAreInvalidCountryCode() async throws {
-        let error = await sikaError { try await self.client.listBanks(country: "ZZ") }
-        XCTAssertEqual(error, .InvalidCountryCode)
+        try await checkRows("b06_banks_unknown_country.json")
     }
 
     func testB07AWrongKeyIsUnauthorizedForEveryOperation() async throws {
-        let wrong = try Client(config: sandbox.config(key: "sk_test_canary_wrong_key"))
-        let errors = [
-            await sikaError { try await wrong.listMobileMoneyProviders() },
-            await sikaError { try await wrong.listBanks() },
-            await sikaError { try await wrong.verifyTransaction(reference: "ORDER-1") },
-            await sikaError { try await wrong.initiateCharge(request: chargeRequest(reference: "ORDER-1")) },
-        ]
-        XCTAssertEqual(errors, Array(repeating: .Unauthorized, count: 4))
-        let log = try await sandbox.requests()
-        XCTAssertEqual(log.count, 4)
-        XCTAssertFalse(log.contains { $0.authorized })
+        try await checkRows("b07_wrong_key.json")
     }
 
     func testB08UnknownAndMalformedReferencesAreTypedErrors() async throws {
-        let unknown = await sikaError { try await self.client.verifyTransaction(reference: "NO-SUCH-ORDER") }
-        XCTAssertEqual(unknown, .TransactionNotFound)
-        let malformed = await sikaError { try await self.client.verifyTransaction(reference: "bad ref!") }
-        XCTAssertEqual(malformed, .InvalidReference)
+        try await checkRows("b08_verification_errors.json")
     }
 
     func testB09ASeededTransactionDecodesExactly() async throws {
@@ -104,48 +75,17 @@ final class ClientTests: XCTestCase {
     }
 
     func testB10StatusSuccessIsUnknownToInvestigateAndNotFinal() async throws {
-        try await sandbox.seedTransaction(transactionObject(reference: "ORDER-WORD", status: "success", amount: "10"))
-        let transaction = try await client.verifyTransaction(reference: "ORDER-WORD")
-        XCTAssertEqual(transaction.status, .unknown(value: "success"))
-        XCTAssertEqual(transaction.status.merchantAction(), .investigate)
-        XCTAssertFalse(transaction.status.isFinal())
+        try await checkRows("b10_success_is_unknown.json")
     }
 
+    /// B12 runs the `invalid_input` rows of the shared bad-input matrix (B30 runs all of it).
     func testB12RejectedInputSendsNothing() async throws {
-        for country in ["", "G", "GHA", " GH", "G1"] {
-            let providers = await sikaError { try await self.client.listMobileMoneyProviders(country: country) }
-            XCTAssertEqual(invalidField(providers), "country", "providers \(country.debugDescription)")
-            let banks = await sikaError { try await self.client.listBanks(country: country) }
-            XCTAssertEqual(invalidField(banks), "country", "banks \(country.debugDescription)")
+        let rows = try XCTUnwrap(fixtureObject("bad_inputs.json")["cases"] as? [[String: Any]])
+            .filter { ($0["expect"] as? [String: Any])?["invalid_input"] != nil }
+        XCTAssertGreaterThanOrEqual(rows.count, 40, "bad_inputs.json's invalid_input rows shrank")
+        for (index, row) in rows.enumerated() {
+            try await checkCallRow(sandbox, row, "bad_inputs #\(index) (\(row["note"] ?? ""))")
         }
-        for reference in ["", ".", "..", "a\u{0}b", "tab\there", String(repeating: "x", count: 257)] {
-            let error = await sikaError { try await self.client.verifyTransaction(reference: reference) }
-            XCTAssertEqual(invalidField(error), "reference", reference.debugDescription)
-        }
-        let good = chargeRequest(reference: "ORDER-V", amount: "10.50")
-        var badCharges: [(String, ChargeRequest)] = []
-        for amount in [Amount(Decimal(0)), Amount("-1"), Amount("1.001"), Amount(Decimal.nan)] {
-            var request = good
-            request.amount = amount
-            badCharges.append(("amount", request))
-        }
-        func with(_ field: String, _ change: (inout ChargeRequest) -> Void) {
-            var request = good
-            change(&request)
-            badCharges.append((field, request))
-        }
-        with("email") { $0.email = "not-an-email" }
-        with("phone_number") { $0.phoneNumber = "0244123456" }
-        with("reference") { $0.reference = "" }
-        with("currency") { $0.currency = "NGN" }
-        with("provider") { $0.provider = "" }
-        with("callback_url") { $0.callbackUrl = "javascript:alert(1)" }
-        for (field, request) in badCharges {
-            let error = await sikaError { try await self.client.initiateCharge(request: request) }
-            XCTAssertEqual(invalidField(error), field, "\(request)")
-        }
-        let log = try await sandbox.requests()
-        XCTAssertEqual(log, [], "rejected input reached the service")
     }
 
     func testB13AReferenceIsAlwaysOnePathSegment() async throws {
@@ -187,18 +127,16 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(waiting.status, .pending)
     }
 
-    func testB15ADuplicateChargeReferenceIsApi409() async throws {
+    func testB09AChargedAmountVerifiesExactly() async throws {
         let request = chargeRequest(reference: "ORDER-DUP", phone: "+233244123333", amount: "100.10")
         let first = try await client.initiateCharge(request: request)
         XCTAssertEqual(first.httpStatus, 200)
         let charged = try await client.verifyTransaction(reference: "ORDER-DUP")
         XCTAssertEqual(charged.amount, Amount("100.10"))
         XCTAssertEqual(charged.status, .pending)
-        let duplicate = await sikaError { try await self.client.initiateCharge(request: request) }
-        guard case .Api(let status, let message) = duplicate else {
-            return XCTFail("expected Api, got \(String(describing: duplicate))")
-        }
-        XCTAssertEqual(status, 409)
-        XCTAssertFalse(message.isEmpty)
+    }
+
+    func testB15ADuplicateChargeReferenceIsApi409() async throws {
+        try await checkRows("b15_duplicate_charge.json")
     }
 }

@@ -117,29 +117,33 @@ struct ExpectedError: Decodable, Equatable {
     let message: String?
 
     init(_ error: SikaError, comparedWith expected: ExpectedError) {
-        let (kind, httpStatus, message): (String, Int32?, String?) =
-            switch error {
-            case .Unauthorized: ("Unauthorized", nil, nil)
-            case .InvalidCountryCode: ("InvalidCountryCode", nil, nil)
-            case .NoProvidersFound: ("NoProvidersFound", nil, nil)
-            case .TransactionNotFound: ("TransactionNotFound", nil, nil)
-            case .InvalidReference: ("InvalidReference", nil, nil)
-            case .InvalidInput: ("InvalidInput", nil, nil)
-            case .Api(let status, let message): ("Api", status, message)
-            case .RateLimited: ("RateLimited", nil, nil)
-            case .Timeout: ("Timeout", nil, nil)
-            case .Network: ("Network", nil, nil)
-            case .UnexpectedResponse(let status, _): ("UnexpectedResponse", status, nil)
-            case .ChargeOutcomeUnknown: ("ChargeOutcomeUnknown", nil, nil)
-            case .Cancelled: ("Cancelled", nil, nil)
-            case .Configuration: ("Configuration", nil, nil)
-            // A kind added to the core later: a compiler warning here, and its message in the
-            // mismatch, rather than a suite that no longer builds.
-            @unknown default: ("\(error)", nil, nil)
-            }
+        let (kind, httpStatus, message) = errorParts(error)
         self.kind = kind
         self.httpStatus = expected.httpStatus == nil ? nil : httpStatus
         self.message = expected.message == nil ? nil : message
+    }
+}
+
+/// An error's variant name as the fixtures spell it, with an `Api` error's status and message.
+func errorParts(_ error: SikaError) -> (kind: String, httpStatus: Int32?, message: String?) {
+    switch error {
+    case .Unauthorized: ("Unauthorized", nil, nil)
+    case .InvalidCountryCode: ("InvalidCountryCode", nil, nil)
+    case .NoProvidersFound: ("NoProvidersFound", nil, nil)
+    case .TransactionNotFound: ("TransactionNotFound", nil, nil)
+    case .InvalidReference: ("InvalidReference", nil, nil)
+    case .InvalidInput: ("InvalidInput", nil, nil)
+    case .Api(let status, let message): ("Api", status, message)
+    case .RateLimited: ("RateLimited", nil, nil)
+    case .Timeout: ("Timeout", nil, nil)
+    case .Network: ("Network", nil, nil)
+    case .UnexpectedResponse(let status, _): ("UnexpectedResponse", status, nil)
+    case .ChargeOutcomeUnknown: ("ChargeOutcomeUnknown", nil, nil)
+    case .Cancelled: ("Cancelled", nil, nil)
+    case .Configuration: ("Configuration", nil, nil)
+    // A kind added to the core later: a compiler warning here, and its message in the
+    // mismatch, rather than a suite that no longer builds.
+    @unknown default: ("\(error)", nil, nil)
     }
 }
 

@@ -13,19 +13,10 @@
 
 use crate::patch::replace_exactly;
 
-const POLL_LOOP: &str = "    var pollResult: Int8;
-    repeat {
-        pollResult = await withUnsafeContinuation {
-            pollFunc(
-                rustFuture,
-                { handle, pollResult in
-                    uniffiFutureContinuationCallback(handle: handle, pollResult: pollResult)
-                },
-                uniffiContinuationHandleMap.insert(obj: $0)
-            )
-        }
-    } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY
-";
+/// The first and the last line of UniFFI's poll loop in `uniffiRustCallAsync`: the loop is
+/// wrapped between them, not copied (the loop itself stays as generated).
+const POLL_LOOP_FIRST: &str = "    var pollResult: Int8;\n    repeat {\n";
+const POLL_LOOP_LAST: &str = "    } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY\n";
 
 pub fn patch(text: String) -> Result<String, String> {
     let text = replace_exactly(
@@ -35,17 +26,23 @@ pub fn patch(text: String) -> Result<String, String> {
         1,
         "the uniffiRustCallAsync signature",
     )?;
-    let indented: String = POLL_LOOP.lines().map(|line| format!("    {line}\n")).collect();
     let text = replace_exactly(
         &text,
-        POLL_LOOP,
+        POLL_LOOP_FIRST,
         &format!(
             "    // Sika: a cancelled Task cancels the Rust future; Rust then wakes the pending poll as\n    \
              // ready and `completeFunc` reports the call as cancelled (CancellationError below).\n    \
-             await withTaskCancellationHandler {{\n{indented}    }} onCancel: {{\n        cancelFunc(rustFuture)\n    }}\n"
+             await withTaskCancellationHandler {{\n{POLL_LOOP_FIRST}"
         ),
         1,
-        "the poll loop of uniffiRustCallAsync",
+        "the start of the poll loop of uniffiRustCallAsync",
+    )?;
+    let text = replace_exactly(
+        &text,
+        POLL_LOOP_LAST,
+        &format!("{POLL_LOOP_LAST}    }} onCancel: {{\n        cancelFunc(rustFuture)\n    }}\n"),
+        1,
+        "the end of the poll loop of uniffiRustCallAsync",
     )?;
     let text = replace_exactly(
         &text,

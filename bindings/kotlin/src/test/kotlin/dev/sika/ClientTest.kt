@@ -1,19 +1,23 @@
 package dev.sika
 
+import java.io.File
 import java.math.BigDecimal
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
-import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.BeforeEach
+import org.junit.jupiter.api.DynamicTest
+import org.junit.jupiter.api.DynamicTest.dynamicTest
 import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
 
@@ -28,73 +32,32 @@ class ClientTest {
     @BeforeEach
     fun resetSandbox() = sandbox.reset()
 
-    private fun queries() = sandbox.requests().map { it["query"]!! }
-
-    @Test
-    fun testB02ProvidersWithoutACountryAreGhanasAndSendNoCountry() = runBlocking<Unit> {
-        val providers = sandbox.client().use { it.listMobileMoneyProviders() }
-        assertEquals(3, providers.size)
-        assertTrue(providers.all { it.country == "Ghana" && it.currency == "GHS" && it.providerType == "mobile_money" })
-        val log = sandbox.requests()
-        assertEquals(1, log.size)
-        assertEquals("/mobile-money-providers", log[0]["path"]!!.jsonPrimitive.content)
-        assertEquals(JsonNull, log[0]["query"], "no country parameter is sent")
+    /** Every row of a scenario file of client calls, one dynamic test each, by the shared runner. */
+    private fun rows(name: String): List<DynamicTest> = scenarioCases(name).mapIndexed { index, row ->
+        val label = "$name #$index (${row["note"]!!.jsonPrimitive.content})"
+        dynamicTest(label) { runBlocking { Calls.checkRow(sandbox, row, label) } }
     }
 
-    @Test
-    fun testB03ProvidersPerCountryAcceptLowerCaseAndSendUpperCase() = runBlocking<Unit> {
-        sandbox.client().use { client ->
-            for ((code, currency, count) in listOf(Triple("ke", "KES", 2), Triple("Ug", "UGX", 2), Triple("TZ", "TZS", 2), Triple("gh", "GHS", 3))) {
-                val providers = client.listMobileMoneyProviders(code)
-                assertEquals(count, providers.size, code)
-                assertTrue(providers.all { it.currency == currency }, code)
-            }
-        }
-        assertEquals(listOf("country=KE", "country=UG", "country=TZ", "country=GH"), queries().map { it.jsonPrimitive.content })
-    }
+    @TestFactory
+    fun testB02ProvidersWithoutACountryAreGhanasAndSendNoCountry(): List<DynamicTest> = rows("b02_providers_default.json")
 
-    @Test
-    fun testB04ProviderErrorsAreTyped() = runBlocking<Unit> {
-        sandbox.client().use { client ->
-            assertThrows<SikaException.NoProvidersFound> { client.listMobileMoneyProviders("NG") }
-            assertThrows<SikaException.InvalidCountryCode> { client.listMobileMoneyProviders("ZZ") }
-        }
-    }
+    @TestFactory
+    fun testB03ProvidersPerCountryAcceptLowerCaseAndSendUpperCase(): List<DynamicTest> = rows("b03_providers_per_country.json")
 
-    @Test
-    fun testB05BanksWithoutACountryAreNigeriasAndGhanasAreAccountNumbers() = runBlocking<Unit> {
-        sandbox.client().use { client ->
-            val nigeria = client.listBanks()
-            assertTrue(nigeria.isNotEmpty())
-            assertTrue(nigeria.all { it.country == "Nigeria" && it.accountType == BankAccountType.Nuban })
-            val ghana = client.listBanks("GH")
-            assertTrue(ghana.isNotEmpty() && ghana.all { it.accountType == BankAccountType.AccountNumber })
-        }
-        assertEquals(JsonNull, queries()[0], "no country parameter is sent by default")
-    }
+    @TestFactory
+    fun testB04ProviderErrorsAreTyped(): List<DynamicTest> = rows("b04_provider_errors.json")
 
-    @Test
-    fun testB06BanksForAnUnknownCountryAreInvalidCountryCode() = runBlocking<Unit> {
-        sandbox.client().use { client -> assertThrows<SikaException.InvalidCountryCode> { client.listBanks("ZZ") } }
-    }
+    @TestFactory
+    fun testB05BanksWithoutACountryAreNigeriasAndOthersAreAccountNumbers(): List<DynamicTest> = rows("b05_banks_default.json")
 
-    @Test
-    fun testB07AWrongKeyIsUnauthorizedEverywhere() = runBlocking<Unit> {
-        sandbox.client("sk_test_wrong_key").use { client ->
-            assertThrows<SikaException.Unauthorized> { client.listMobileMoneyProviders() }
-            assertThrows<SikaException.Unauthorized> { client.listBanks() }
-            assertThrows<SikaException.Unauthorized> { client.verifyTransaction("ORDER-1") }
-            assertThrows<SikaException.Unauthorized> { client.initiateCharge(charge("ORDER-1")) }
-        }
-    }
+    @TestFactory
+    fun testB06BanksForAnUnknownCountryAreInvalidCountryCode(): List<DynamicTest> = rows("b06_banks_unknown_country.json")
 
-    @Test
-    fun testB08VerificationErrorsAreTyped() = runBlocking<Unit> {
-        sandbox.client().use { client ->
-            assertThrows<SikaException.TransactionNotFound> { client.verifyTransaction("NO-SUCH-ORDER") }
-            assertThrows<SikaException.InvalidReference> { client.verifyTransaction("bad ref!") }
-        }
-    }
+    @TestFactory
+    fun testB07AWrongKeyIsUnauthorizedEverywhere(): List<DynamicTest> = rows("b07_wrong_key.json")
+
+    @TestFactory
+    fun testB08VerificationErrorsAreTyped(): List<DynamicTest> = rows("b08_verification_errors.json")
 
     @Test
     fun testB09ASeededTransactionDecodesExactly() = runBlocking<Unit> {
@@ -115,44 +78,20 @@ class ClientTest {
         assertTrue(transaction.rawJson.contains("\"amount\":100.10"), "raw JSON keeps the number text: ${transaction.rawJson}")
     }
 
-    @Test
-    fun testB10SuccessIsUnknownAndNeverSuccessful() = runBlocking<Unit> {
-        sandbox.seedTransaction(transactionObject("ORDER-WORD", "pending", "10"))
-        sandbox.setStatus("ORDER-WORD", "success") // the documented client mistake
-        val transaction = sandbox.client().use { it.verifyTransaction("ORDER-WORD") }
-        assertEquals(TransactionStatus.Unknown("success"), transaction.status)
-        assertEquals(MerchantAction.INVESTIGATE, transaction.status.merchantAction())
-        assertFalse(transaction.status.isFinal())
-    }
+    @TestFactory
+    fun testB10SuccessIsUnknownAndNeverSuccessful(): List<DynamicTest> = rows("b10_success_is_unknown.json")
 
-    @Test
-    fun testB12RejectedInputSendsNothing() = runBlocking<Unit> {
-        suspend fun field(call: suspend () -> Unit): String = assertThrows<SikaException.InvalidInput> { call() }.field
-        sandbox.client().use { client ->
-            for (country in listOf("", "G", "GHA", " GH", "G1")) {
-                assertEquals("country", field { client.listMobileMoneyProviders(country) }, country)
-                assertEquals("country", field { client.listBanks(country) }, country)
-            }
-            for (reference in listOf("", ".", "..", "a\u0000b", "tab\there", "x".repeat(257))) {
-                assertEquals("reference", field { client.verifyTransaction(reference) }, reference)
-            }
-            val good = charge("ORDER-V", amount = "10.50")
-            val badCharges = listOf(
-                "amount" to good.copy(amount = BigDecimal.ZERO),
-                "amount" to good.copy(amount = BigDecimal("-1")),
-                "amount" to good.copy(amount = BigDecimal("1.001")),
-                "email" to good.copy(email = "not-an-email"),
-                "phone_number" to good.copy(phoneNumber = "0244123456"),
-                "reference" to good.copy(reference = ""),
-                "currency" to good.copy(currency = "NGN"),
-                "provider" to good.copy(provider = ""),
-                "callback_url" to good.copy(callbackUrl = "javascript:alert(1)"),
-            )
-            for ((expected, request) in badCharges) {
-                assertEquals(expected, field { client.initiateCharge(request) }, request.toString())
-            }
+    /** B12 runs the `invalid_input` rows of the shared bad-input matrix (B30 runs all of it). */
+    @TestFactory
+    fun testB12RejectedInputSendsNothing(): List<DynamicTest> {
+        val rows = Json.parseToJsonElement(File(FIXTURES, "bad_inputs.json").readText()).jsonObject["cases"]!!.jsonArray
+            .map { it.jsonObject }
+            .filter { "invalid_input" in it["expect"]!!.jsonObject }
+        assertTrue(rows.size >= 40, "bad_inputs.json's invalid_input rows shrank: ${rows.size}")
+        return rows.mapIndexed { index, row ->
+            val label = "bad_inputs #$index (${row["note"]!!.jsonPrimitive.content})"
+            dynamicTest(label) { runBlocking { Calls.checkRow(sandbox, row, label) } }
         }
-        assertEquals(emptyList<Any>(), sandbox.requests(), "rejected input reached the service")
     }
 
     @Test
@@ -198,17 +137,16 @@ class ClientTest {
     }
 
     @Test
-    fun testB15ADuplicateChargeReferenceIsAnApiError409() = runBlocking<Unit> {
+    fun testB09AChargedAmountVerifiesExactly() = runBlocking<Unit> {
         sandbox.client().use { client ->
-            val request = charge("ORDER-CHARGE-1", "+233244123333", "100.10")
-            val response = client.initiateCharge(request)
+            val response = client.initiateCharge(charge("ORDER-CHARGE-EXACT", "+233244123333", "100.10"))
             assertTrue(response.rawJson.contains("100.10"), response.rawJson)
-            assertEquals("100.10", client.verifyTransaction("ORDER-CHARGE-1").amount.toPlainString())
-            val error = assertThrows<SikaException.Api> { client.initiateCharge(request) }
-            assertEquals(409, error.httpStatus)
-            assertTrue(error.serviceMessage.contains("Duplicate"), error.serviceMessage)
+            assertEquals("100.10", client.verifyTransaction("ORDER-CHARGE-EXACT").amount.toPlainString())
         }
     }
+
+    @TestFactory
+    fun testB15ADuplicateChargeReferenceIsAnApiError409(): List<DynamicTest> = rows("b15_duplicate_charge.json")
 
     @Test
     fun testB19TheBlockingClientDoesTheSameOperationsAsPlainCalls() {

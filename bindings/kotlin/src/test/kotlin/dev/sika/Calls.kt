@@ -1,0 +1,162 @@
+package dev.sika
+
+import java.math.BigDecimal
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.boolean
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.int
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.put
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertInstanceOf
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertTrue
+
+/**
+ * The one runner of client calls for the scenario files of the behaviours the core decides
+ * (ADR 0037; the row vocabulary is tests/fixtures/scenarios/README.md). The same runner as
+ * core/tests/support/calls.rs, Python's `check_call_row` and Swift's Calls.swift.
+ */
+object Calls {
+    /** An input's text: a string, or `{repeat, times}`. */
+    fun text(value: JsonElement): String = when (value) {
+        is JsonObject -> value["repeat"]!!.jsonPrimitive.content.repeat(value["times"]!!.jsonPrimitive.int)
+        else -> value.jsonPrimitive.content
+    }
+
+    /** A valid charge (the shared defaults of bad_inputs.json) with the row's fields changed. */
+    fun chargeWith(input: JsonObject): ChargeRequest {
+        fun field(name: String, default: String) = input[name]?.let(::text) ?: default
+        return ChargeRequest(
+            amount = BigDecimal(field("amount", "10.50")),
+            email = field("email", "ama@example.com"),
+            phoneNumber = field("phone_number", "+233244125678"),
+            reference = field("reference", "BAD-INPUT-CHARGE"),
+            currency = field("currency", "GHS"),
+            provider = field("provider", "MTN"),
+            callbackUrl = field("callback_url", "https://shop.example.com/return"),
+        )
+    }
+
+    /** A variant's name as the fixtures spell it: `AccountNumber`, `Unknown`, `Investigate`. */
+    fun variant(value: Any): String = when (value) {
+        is Enum<*> -> value.name.split("_").joinToString("") { it.lowercase().replaceFirstChar(Char::uppercase) }
+        else -> value::class.simpleName!!
+    }
+
+    private suspend fun answer(client: Client, operation: String, input: JsonObject): JsonElement {
+        val country = input["country"]?.let(::text)
+        return when (operation) {
+            "list_mobile_money_providers" -> JsonArray(
+                client.listMobileMoneyProviders(country).map { p ->
+                    buildJsonObject {
+                        put("code", p.code); put("country", p.country); put("currency", p.currency)
+                        put("provider_type", p.providerType)
+                    }
+                },
+            )
+            "list_banks" -> JsonArray(
+                client.listBanks(country).map { b ->
+                    buildJsonObject {
+                        put("code", b.code); put("country", b.country); put("currency", b.currency)
+                        put("account_type", variant(b.accountType))
+                    }
+                },
+            )
+            "verify_transaction" -> {
+                val transaction = client.verifyTransaction(text(input["reference"]!!))
+                val status = transaction.status
+                buildJsonObject {
+                    put("tx_ref", transaction.txRef)
+                    put("status", variant(status))
+                    put("status_value", (status as? TransactionStatus.Unknown)?.value)
+                    put("merchant_action", variant(status.merchantAction()))
+                    put("is_final", status.isFinal())
+                }
+            }
+            "initiate_charge" -> {
+                val response = client.initiateCharge(chargeWith(input))
+                buildJsonObject { put("http_status", response.httpStatus); put("accepted", response.status) }
+            }
+            else -> error("unknown operation $operation")
+        }
+    }
+
+    /** Runs one row against [sandbox] (its log cleared first) and checks everything it expects. */
+    suspend fun checkRow(sandbox: Sandbox, row: JsonObject, label: String) {
+        val operation = row["operation"]!!.jsonPrimitive.content
+        val input = row["input"]!!.jsonObject
+        val expect = row["expect"]!!.jsonObject
+        val amount = input["amount"]?.let(::text)
+        if (amount != null && amount.toBigDecimalOrNull() == null) {
+            // BigDecimal cannot hold it (NaN): no Kotlin caller can pass it, so the type itself is
+            // the rejection. The row must expect one; an amount it wants accepted fails here.
+            assertEquals(JsonPrimitive("amount"), expect["invalid_input"], "$label: BigDecimal cannot hold it")
+            return
+        }
+        sandbox.client(input["secret_key"]?.let(::text) ?: KEY).use { client ->
+            input["seed"]?.jsonObject?.let { seed ->
+                val amount = seed["amount"]!!.jsonPrimitive.content
+                sandbox.seedTransaction(transactionObject(text(input["reference"]!!), seed["status"]!!.jsonPrimitive.content, amount))
+            }
+            if (input["charged_before"]?.jsonPrimitive?.boolean == true) {
+                val first = answer(client, operation, input).jsonObject
+                assertEquals(JsonPrimitive(200), first["http_status"], "$label: the first call")
+                assertEquals(JsonPrimitive(true), first["accepted"], "$label: the first call")
+            }
+            sandbox.clearRequests()
+            val result = runCatching { answer(client, operation, input) }
+            val sent = sandbox.requests()
+            expect["invalid_input"]?.let { field ->
+                val error = assertInstanceOf(SikaException.InvalidInput::class.java, result.exceptionOrNull(), "$label: $result")
+                assertEquals(field.jsonPrimitive.content, error.field, label)
+                assertEquals(emptyList<JsonObject>(), sent, "$label: rejected input reached the service")
+                return
+            }
+            val error = result.exceptionOrNull()
+            if (error != null && error !is SikaException) throw error
+            val want = expect["error"]
+            if (want != null) {
+                assertEquals(want.jsonPrimitive.content, error?.let(::variant), "$label: $result")
+                expect["http_status"]?.let { status ->
+                    assertEquals(status.jsonPrimitive.int, assertInstanceOf(SikaException.Api::class.java, error).httpStatus, label)
+                }
+                expect["message_contains"]?.let { part ->
+                    val message = error!!.message.orEmpty()
+                    assertTrue(message.contains(part.jsonPrimitive.content), "$label: $message")
+                }
+            } else {
+                assertNull(error, "$label: $error")
+                checkAnswer(result.getOrThrow(), expect, label)
+            }
+            val wantSent = expect["sent"]!!.jsonArray
+            assertEquals(wantSent.size, sent.size, "$label: $sent")
+            sent.zip(wantSent).forEach { (request, wanted) ->
+                wanted.jsonObject.forEach { (name, value) -> assertEquals(value, request[name] ?: JsonNull, "$label: $name of $request") }
+            }
+        }
+    }
+
+    private fun checkAnswer(answer: JsonElement, expect: JsonObject, label: String) {
+        if (answer is JsonArray) {
+            expect["count"]?.let { assertEquals(it.jsonPrimitive.int, answer.size, label) }
+            expect["min_count"]?.let { assertTrue(answer.size >= it.jsonPrimitive.int, "$label: ${answer.size}") }
+            expect["codes"]?.let { codes ->
+                assertEquals(codes, JsonArray(answer.map { it.jsonObject["code"]!! }.sortedBy { it.jsonPrimitive.content }), label)
+            }
+            expect["every"]?.jsonObject?.forEach { (name, value) ->
+                answer.forEach { item -> assertEquals(value, item.jsonObject[name], "$label: $name of $item") }
+            }
+        } else {
+            for (name in listOf("tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted")) {
+                expect[name]?.let { assertEquals(it, answer.jsonObject[name], "$label: $name") }
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Sika
+import XCTest
+
+// The one runner of client calls for the scenario files of the behaviours the core decides
+// (ADR 0037; the row vocabulary is tests/fixtures/scenarios/README.md). The same runner as
+// core/tests/support/calls.rs, Python's `check_call_row` and Kotlin's Calls.kt.
+
+/// An input's text: a string, or `{"repeat": unit, "times": n}`.
+private func inputText(_ value: Any?) throws -> String? {
+    switch value {
+    case nil: return nil
+    case let text as String: return text
+    case let spec as [String: Any]:
+        let unit = try XCTUnwrap(spec["repeat"] as? String)
+        return String(repeating: unit, count: try XCTUnwrap(spec["times"] as? Int))
+    case let other?: throw CallRowError.notText("\(other)")
+    }
+}
+
+private enum CallRowError: Error {
+    case notText(String)
+    case unknownOperation(String)
+}
+
+/// A valid charge (the shared defaults of bad_inputs.json) with the row's fields changed; the
+/// amount as the row's text ("NaN" too): the core checks it.
+private func chargeWith(_ input: [String: Any]) throws -> ChargeRequest {
+    ChargeRequest(
+        amount: Amount(try inputText(input["amount"]) ?? "10.50"),
+        email: try inputText(input["email"]) ?? "ama@example.com",
+        phoneNumber: try inputText(input["phone_number"]) ?? "+233244125678",
+        reference: try inputText(input["reference"]) ?? "BAD-INPUT-CHARGE",
+        currency: try inputText(input["currency"]) ?? "GHS",
+        provider: try inputText(input["provider"]) ?? "MTN",
+        callbackUrl: try inputText(input["callback_url"]) ?? "https://shop.example.com/return")
+}
+
+/// What a call gave, by the fixtures' field names: a list of items or one object.
+private enum Answer {
+    case items([[String: Any]])
+    case object([String: Any])
+}
+
+private func answer(_ client: Client, _ operation: String, _ input: [String: Any]) async throws -> Answer {
+    let country = try inputText(input["country"])
+    switch operation {
+    case "list_mobile_money_providers":
+        return .items(try await client.listMobileMoneyProviders(country: country).map { p in
+            ["code": p.code, "country": p.country, "currency": p.currency, "provider_type": p.providerType]
+        })
+    case "list_banks":
+        return .items(try await client.listBanks(country: country).map { b in
+            ["code": b.code, "country": b.country, "currency": b.currency, "account_type": kindText(b.accountType)]
+        })
+    case "verify_transaction":
+        let transaction = try await client.verifyTransaction(reference: try XCTUnwrap(inputText(input["reference"])))
+        let status = transaction.status
+        var statusValue: Any = NSNull()
+        if case .unknown(let value) = status { statusValue = value }
+        return .object([
+            "tx_ref": transaction.txRef,
+            "status": String(kindText(status).prefix { $0 != ":" }),
+            "status_value": statusValue,
+            "merchant_action": kindText(status.merchantAction()),
+            "is_final": status.isFinal(),
+        ])
+    case "initiate_charge":
+        let response = try await client.initiateCharge(request: try chargeWith(input))
+        return .object(["http_status": Int(response.httpStatus), "accepted": response.status as Any? ?? NSNull()])
+    default:
+        throw CallRowError.unknownOperation(operation)
+    }
+}
+
+private let booleanFields: Set = ["authorized", "is_final", "accepted"]
+private let integerFields: Set = ["http_status"]
+
+/// Whether a value the runner read equals the row's JSON value for the field `name`.
+private func same(_ name: String, _ got: Any?, _ want: Any?) -> Bool {
+    if want == nil || want is NSNull { return got == nil || got is NSNull }
+    if booleanFields.contains(name) { return (got as? Bool).map { $0 == want as? Bool } ?? false }
+    if integerFields.contains(name) { return (got as? Int).map { $0 == want as? Int } ?? false }
+    return (got as? String).map { $0 == want as? String } ?? false
+}
+
+/// Runs one row against `sandbox` (its log cleared first) and checks everything it expects.
+func checkCallRow(
+    _ sandbox: Sandbox, _ row: [String: Any], _ label: String, file: StaticString = #filePath, line: UInt = #line
+) async throws {
+    let operation = try XCTUnwrap(row["operation"] as? String)
+    let input = try XCTUnwrap(row["input"] as? [String: Any])
+    let expect = try XCTUnwrap(row["expect"] as? [String: Any])
+    let client = try Client(config: sandbox.config(key: try inputText(input["secret_key"]) ?? canaryKey))
+    if let seed = input["seed"] as? [String: Any] {
+        let object = try transactionObject(
+            reference: try XCTUnwrap(inputText(input["reference"])), status: try XCTUnwrap(seed["status"] as? String),
+            amount: try XCTUnwrap(seed["amount"] as? String))
+        try await sandbox.seedTransaction(object)
+    }
+    if input["charged_before"] as? Bool == true {
+        guard case .object(let first) = try await answer(client, operation, input) else {
+            return XCTFail("\(label): the first call is a charge", file: file, line: line)
+        }
+        XCTAssertTrue(same("http_status", first["http_status"], 200), "\(label): the first call", file: file, line: line)
+        XCTAssertTrue(same("accepted", first["accepted"], true), "\(label): the first call", file: file, line: line)
+    }
+    try await sandbox.clearRequests()
+    var result: Answer?
+    var failure: SikaError?
+    do {
+        result = try await answer(client, operation, input)
+    } catch let error as SikaError {
+        failure = error
+    }
+    let sent = try await sandbox.requests()
+    if let field = expect["invalid_input"] as? String {
+        XCTAssertEqual(invalidField(failure), field, "\(label): \(String(describing: failure))", file: file, line: line)
+        XCTAssertEqual(sent, [], "\(label): rejected input reached the service", file: file, line: line)
+        return
+    }
+    if let kind = expect["error"] as? String {
+        let parts = try XCTUnwrap(failure.map(errorParts), "\(label): expected \(kind)", file: file, line: line)
+        XCTAssertEqual(parts.kind, kind, label, file: file, line: line)
+        if let status = expect["http_status"] {
+            XCTAssertTrue(same("http_status", parts.httpStatus.map { Int($0) }, status), label, file: file, line: line)
+        }
+        if let part = expect["message_contains"] as? String {
+            let message = parts.message ?? ""
+            XCTAssertTrue(message.contains(part), "\(label): \(message)", file: file, line: line)
+        }
+    } else {
+        XCTAssertNil(failure, label, file: file, line: line)
+        switch result {
+        case .items(let items)?:
+            if let count = expect["count"] as? Int { XCTAssertEqual(items.count, count, label, file: file, line: line) }
+            if let least = expect["min_count"] as? Int {
+                XCTAssertGreaterThanOrEqual(items.count, least, label, file: file, line: line)
+            }
+            if let codes = expect["codes"] as? [String] {
+                XCTAssertEqual(items.compactMap { $0["code"] as? String }.sorted(), codes, label, file: file, line: line)
+            }
+            for (name, value) in expect["every"] as? [String: Any] ?? [:] {
+                for item in items {
+                    XCTAssertTrue(same(name, item[name], value), "\(label): \(name) of \(item)", file: file, line: line)
+                }
+            }
+        case .object(let object)?:
+            for name in ["tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"] {
+                guard let value = expect[name] else { continue }
+                XCTAssertTrue(same(name, object[name], value), "\(label): \(name) is \(object[name] ?? "nil")", file: file, line: line)
+            }
+        case nil:
+            XCTFail("\(label): no answer", file: file, line: line)
+        }
+    }
+    let wantSent = try XCTUnwrap(expect["sent"] as? [[String: Any]], "\(label): the row says what is sent")
+    XCTAssertEqual(sent.count, wantSent.count, "\(label): \(sent)", file: file, line: line)
+    for (request, want) in zip(sent, wantSent) {
+        let fields: [String: Any] = [
+            "method": request.method, "path": request.path, "query": request.query as Any? ?? NSNull(),
+            "authorized": request.authorized,
+        ]
+        for (name, value) in want {
+            XCTAssertTrue(same(name, fields[name], value), "\(label): \(name) of \(request)", file: file, line: line)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The one runner of client calls for the scenario files of the behaviours the core decides
+//! (ADR 0037; the row vocabulary is `tests/fixtures/scenarios/README.md`): a row names an
+//! operation, its input and what must come back and be sent. Python, Kotlin and Swift have the
+//! same runner over the same files.
+
+use serde_json::Value;
+use sika_core::{Amount, ChargeRequest, Client, SikaError};
+
+use super::{Sandbox, transaction_object};
+
+/// An input's text: a string, or `{repeat, times}` (as in `bad_inputs.json`).
+pub fn text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Object(spec) => {
+            let unit = spec["repeat"].as_str().expect("repeat");
+            unit.repeat(usize::try_from(spec["times"].as_u64().expect("times")).expect("times"))
+        }
+        other => panic!("not a text input: {other}"),
+    }
+}
+
+/// A valid charge (the shared defaults of `bad_inputs.json`) with the row's fields changed.
+pub fn charge_with(input: &Value) -> Result<ChargeRequest, SikaError> {
+    let field = |name: &str, default: &str| input.get(name).map(text).unwrap_or_else(|| default.to_owned());
+    Ok(ChargeRequest {
+        amount: field("amount", "10.50").parse::<Amount>()?,
+        email: field("email", "ama@example.com"),
+        phone_number: field("phone_number", "+233244125678"),
+        reference: field("reference", "BAD-INPUT-CHARGE"),
+        currency: field("currency", "GHS"),
+        provider: field("provider", "MTN"),
+        callback_url: Some(field("callback_url", "https://shop.example.com/return")),
+    })
+}
+
+/// A variant's name as the fixtures spell it: the first word of its `Debug` form.
+pub fn variant(debug: &impl std::fmt::Debug) -> String {
+    format!("{debug:?}").split([' ', '{', '(']).next().unwrap_or_default().to_owned()
+}
+
+/// What a call gave, as the rows compare it: the fields of its answer by the fixtures' names.
+async fn answer(operation: &str, client: &Client, input: &Value) -> Result<Value, SikaError> {
+    let country = input.get("country").map(text);
+    let reference = input.get("reference").map(text);
+    {
+        let list = Value::Array;
+        Ok(match operation {
+            "list_mobile_money_providers" => list(
+                client
+                    .list_mobile_money_providers(country.as_deref())
+                    .await?
+                    .into_iter()
+                    .map(|p| {
+                        serde_json::json!({"code": p.code, "country": p.country, "currency": p.currency,
+                            "provider_type": p.provider_type})
+                    })
+                    .collect(),
+            ),
+            "list_banks" => list(
+                client
+                    .list_banks(country.as_deref())
+                    .await?
+                    .into_iter()
+                    .map(|b| {
+                        serde_json::json!({"code": b.code, "country": b.country, "currency": b.currency,
+                            "account_type": variant(&b.account_type)})
+                    })
+                    .collect(),
+            ),
+            "verify_transaction" => {
+                let transaction = client.verify_transaction(&reference.expect("a reference")).await?;
+                let status_value = match &transaction.status {
+                    sika_core::TransactionStatus::Unknown { value } => Value::from(value.clone()),
+                    _ => Value::Null,
+                };
+                serde_json::json!({
+                    "tx_ref": transaction.tx_ref,
+                    "status": variant(&transaction.status),
+                    "status_value": status_value,
+                    "merchant_action": variant(&transaction.status.merchant_action()),
+                    "is_final": transaction.status.is_final(),
+                })
+            }
+            "initiate_charge" => {
+                let response = client.initiate_charge(&charge_with(input)?).await?;
+                serde_json::json!({"http_status": response.http_status, "accepted": response.status})
+            }
+            other => panic!("unknown operation {other}"),
+        })
+    }
+}
+
+/// Runs one row against `sandbox` (its log cleared first) and checks everything it expects.
+pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &str) {
+    let (operation, input, expect) = (row["operation"].as_str().expect("operation"), &row["input"], &row["expect"]);
+    let keyed;
+    let client = match input.get("secret_key") {
+        Some(key) => {
+            let mut config = sandbox.config();
+            config.secret_key = text(key).into();
+            keyed = Client::new(config).expect("client");
+            &keyed
+        }
+        None => client,
+    };
+    if let Some(seed) = input.get("seed") {
+        let reference = text(&input["reference"]);
+        let (status, amount) = (seed["status"].as_str().expect("status"), seed["amount"].as_str().expect("amount"));
+        sandbox.seed_transaction(&transaction_object(&reference, status, amount));
+    }
+    if input.get("charged_before") == Some(&Value::Bool(true)) {
+        let first = answer(operation, client, input).await.unwrap_or_else(|e| panic!("{label}: first call: {e:?}"));
+        assert_eq!((&first["http_status"], &first["accepted"]), (&Value::from(200), &Value::Bool(true)), "{label}");
+    }
+    sandbox.clear_requests();
+    let result = answer(operation, client, input).await;
+    let sent = sandbox.requests();
+    if let Some(field) = expect.get("invalid_input") {
+        match &result {
+            Err(SikaError::InvalidInput { field: got, .. }) => assert_eq!(got, field, "{label}"),
+            other => panic!("{label}: expected InvalidInput, got {other:?}"),
+        }
+        assert!(sent.is_empty(), "{label}: rejected input was sent: {sent:?}");
+        return;
+    }
+    match (expect.get("error"), &result) {
+        (Some(kind), Err(error)) => {
+            assert_eq!(kind, &variant(error), "{label}: {error:?}");
+            if let Some(status) = expect.get("http_status") {
+                let SikaError::Api { http_status, .. } = error else { panic!("{label}: {error:?} has no HTTP status") };
+                assert_eq!(status, &Value::from(*http_status), "{label}");
+            }
+            if let Some(part) = expect.get("message_contains") {
+                let message = error.to_string();
+                assert!(message.contains(part.as_str().expect("text")), "{label}: {message}");
+            }
+        }
+        (None, Ok(answer)) => check_answer(answer, expect, label),
+        (want, got) => panic!("{label}: expected {want:?}, got {got:?}"),
+    }
+    let want_sent = expect["sent"].as_array().unwrap_or_else(|| panic!("{label}: the row says what is sent"));
+    assert_eq!(sent.len(), want_sent.len(), "{label}: {sent:?}");
+    for (request, want) in sent.iter().zip(want_sent) {
+        for (name, value) in want.as_object().expect("a request") {
+            assert_eq!(&request[name], value, "{label}: {name} of {request}");
+        }
+    }
+}
+
+fn check_answer(answer: &Value, expect: &Value, label: &str) {
+    if let Some(items) = answer.as_array() {
+        if let Some(count) = expect.get("count") {
+            assert_eq!(&Value::from(items.len()), count, "{label}");
+        }
+        if let Some(least) = expect.get("min_count") {
+            assert!(items.len() as u64 >= least.as_u64().expect("count"), "{label}: {}", items.len());
+        }
+        if let Some(codes) = expect.get("codes") {
+            let mut got: Vec<&str> = items.iter().map(|item| item["code"].as_str().expect("code")).collect();
+            got.sort_unstable();
+            assert_eq!(&Value::from(got), codes, "{label}");
+        }
+        for (name, value) in expect.get("every").and_then(Value::as_object).into_iter().flatten() {
+            for item in items {
+                assert_eq!(&item[name], value, "{label}: {name} of {item}");
+            }
+        }
+    } else {
+        for name in ["tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"] {
+            if let Some(value) = expect.get(name) {
+                assert_eq!(&answer[name], value, "{label}: {name}");
+            }
+        }
+    }
+}
