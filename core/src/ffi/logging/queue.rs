@@ -53,7 +53,9 @@ impl LogQueue {
 
     /// Queues `record` for `deliver` on this process's logging thread (started on the first
     /// record); drops and counts it when the queue is full. Never waits. `Err(record)` only if
-    /// no thread could be started: the caller then hands it over itself.
+    /// no thread could be started: the caller then hands it over itself (the record given
+    /// back whole, not boxed: this is the rare path, and the common one allocates nothing).
+    #[allow(clippy::result_large_err)]
     pub(super) fn push(&self, record: LogRecord, deliver: Deliver) -> Result<(), LogRecord> {
         let Ok(lane) = self.lane.get(|| Lane::start(self.capacity, deliver)) else { return Err(record) };
         lane.counts.pending.fetch_add(1, Ordering::SeqCst);
