@@ -54,11 +54,11 @@ class GeneratedApiTest {
 
     @Test
     fun testB34JavaCanCallTheRecordConstructors() {
-        // `new ClientConfig(new SecretKey(key), url, null, null, null, null, null, null, null)`, as the README shows.
+        // `new ClientConfig(new SecretKey(key), url, null, null, null, null, null, null, null, null, null)`, as the README shows.
         val config = ClientConfig::class.java.getConstructor(
             SecretKey::class.java, String::class.java, Long::class.javaObjectType, Long::class.javaObjectType,
             Int::class.javaObjectType, Long::class.javaObjectType, String::class.java, String::class.java,
-            Long::class.javaObjectType,
+            Long::class.javaObjectType, Int::class.javaObjectType, Long::class.javaObjectType,
         )
         val options = AwaitOptions::class.java.getConstructor(
             Long::class.javaObjectType, Long::class.javaObjectType, Long::class.javaObjectType, Long::class.javaObjectType,
@@ -67,7 +67,7 @@ class GeneratedApiTest {
         // A constructor taking an unsigned value would exist only as a synthetic one Java cannot call.
         assertFalse(config.isSynthetic)
         assertFalse(options.isSynthetic)
-        assertEquals(7L, (config.newInstance(SecretKey(KEY), "https://api.example.com", 7L, null, null, null, null, null, null) as ClientConfig).timeoutMs)
+        assertEquals(7L, (config.newInstance(SecretKey(KEY), "https://api.example.com", 7L, null, null, null, null, null, null, null, null) as ClientConfig).timeoutMs)
         assertEquals(AwaitOptions(timeoutMs = 600), options.newInstance(null, null, null, 600L, null))
     }
 
