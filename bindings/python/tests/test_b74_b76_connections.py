@@ -69,4 +69,3 @@ async def test_b76_with_options_applies_its_own_timeout_over_the_same_client(san
     view.shutdown()
     with pytest.raises(SikaError.Configuration):
         await client.verify_transaction("B76-SEEDED")
-
