@@ -30,7 +30,7 @@ class ConnectionsTest {
     private fun slowAnswers() = sandbox.fault("/transaction/verify", "delay", "count" to 2, "delay_ms" to 1_500)
 
     @Test
-    fun testB76WithOptionsAppliesItsOwnTimeoutOnTheAsyncClient() = runBlocking {
+    fun testB76WithOptionsAppliesItsOwnTimeoutOnTheAsyncClient() = runBlocking<Unit> {
         sandbox.client().use { client ->
             client.withOptions(timeoutMs = 300L, maxRetries = 0).use { quick ->
                 assertEquals("B76-SEEDED", quick.verifyTransaction("B76-SEEDED").txRef)
