@@ -86,7 +86,7 @@ class GeneratedApiTest {
             "A charge was sent but its outcome is unknown (timeout, broken connection, 5xx, garbled answer)", // an error, two lines in Rust
             "Normalizes a mobile money number of a country (GH, KE, UG, TZ; any case) to `+<code><number>`.", // a function
             "A handle that stops a wait from another task or thread.", // an object
-            "Budget of a whole call, retries included. Default 30000.", // a record of core/src/ffi (ClientConfig)
+            "Budget of a whole call, retries and the wait for a connection included. Default 20000", // a record of core/src/ffi (ClientConfig)
         )
         for (doc in coreDocs) {
             assertTrue(kdocs.any { doc in it }, "no KDoc of ${source.name} says: $doc")
