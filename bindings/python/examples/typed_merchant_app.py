@@ -217,7 +217,8 @@ async def give_up(client: sika.Client, reference: str) -> str:
 
 async def verify(client: sika.Client, reference: str) -> str:
     try:
-        transaction = await client.verify_transaction(reference)
+        # A request handler's own budget, over the client's connections (ADR 0039).
+        transaction = await client.with_options(timeout_ms=5_000).verify_transaction(reference)
     except sika.SikaError.TransactionNotFound:
         return f"{reference}: no such transaction"
     except sika.SikaError.InvalidInput as error:
@@ -233,7 +234,7 @@ async def verify(client: sika.Client, reference: str) -> str:
 
 def verify_blocking(client: sika.BlockingClient, reference: str) -> str:
     try:
-        return what_to_do(client.verify_transaction(reference).status)
+        return what_to_do(client.with_options(timeout_ms=5_000, max_retries=1).verify_transaction(reference).status)
     except sika.SikaError.TransactionNotFound as error:
         return f"{reference}: {error.message()}"
 
