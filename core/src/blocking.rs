@@ -1,10 +1,11 @@
 //! The blocking client: the same operations for threads, WSGI servers and Java callers.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use tokio::runtime::{Handle, Runtime};
 
-use crate::client::Client;
+use crate::client::{CallOptions, Client};
 use crate::config::ClientConfig;
 use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
@@ -22,7 +23,8 @@ use crate::safety::webhook::WebhookDecision;
 /// (docs/adr/0013-process-model.md).
 pub struct BlockingClient {
     // Declared first, so dropped first: its connection tasks close their sockets with it.
-    runtime: PerProcess<CallRuntime>,
+    /// Shared with the views of `with_options`.
+    runtime: Arc<PerProcess<CallRuntime>>,
     client: Client,
 }
 
@@ -61,7 +63,13 @@ impl BlockingClient {
             let _entered = runtime.runtime().enter();
             Client::new(config)?
         };
-        Ok(Self { runtime: PerProcess::new(runtime), client })
+        Ok(Self { runtime: Arc::new(PerProcess::new(runtime)), client })
+    }
+
+    /// A view with its own per-call budget over the same runtime, connections and bank cache:
+    /// see [`Client::with_options`].
+    pub fn with_options(&self, options: CallOptions) -> Result<Self> {
+        Ok(Self { runtime: Arc::clone(&self.runtime), client: self.client.with_options(options)? })
     }
 
     /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.

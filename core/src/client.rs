@@ -18,7 +18,7 @@ use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
 use crate::safety::grace::{self, NotFound, NotFoundGrace};
 use crate::safety::webhook::{self, WebhookDecision};
 use crate::secret::SecretKey;
-use crate::transport::{Reply, Sent, Transport, TransportSettings};
+use crate::transport::{CallPolicy, Reply, Sent, Transport, TransportSettings};
 use crate::validation;
 
 /// Everything but RFC 3986's unreserved characters is encoded, so a reference is always
@@ -34,6 +34,17 @@ const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remo
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
+    /// This view's `timeout_ms` and `max_retries` (`with_options` changes them, not the pool).
+    policy: CallPolicy,
+}
+
+/// A per-call budget for [`Client::with_options`]: each unset value keeps the client's own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Budget of each whole call of the view, retries and the wait for a connection included.
+    pub timeout_ms: Option<u64>,
+    /// Retries of reads after connection errors, 5xx and 429. A charge is never retried.
+    pub max_retries: Option<u32>,
 }
 
 struct Inner {
@@ -41,8 +52,6 @@ struct Inner {
     base_url: Url,
     secret_key: SecretKey,
     bank_cache_ttl: Duration,
-    /// `timeout_ms`: the bound of a whole call where a call can wait on another's work.
-    call_timeout: Duration,
     /// `not_found_grace_ms`: how long "not found" may mean "not visible yet" (ADR 0023).
     not_found_grace: Duration,
     process: PerProcess<ProcessState>,
@@ -80,11 +89,33 @@ impl Client {
                 base_url,
                 secret_key: config.secret_key,
                 bank_cache_ttl,
-                call_timeout: Duration::from_millis(config.timeout_ms),
                 not_found_grace,
                 process: PerProcess::new(state),
             }),
+            policy: CallPolicy { timeout: Duration::from_millis(config.timeout_ms), max_retries: config.max_retries },
         })
+    }
+
+    /// A view of this client with its own per-call budget, over the same connections, bank
+    /// cache and state: for one request handler that must answer sooner (or a background task
+    /// that may wait longer) than the client's `timeout_ms`. Unset values keep this view's.
+    /// `Configuration` for a timeout of 0 or over a day. Cheap; `shutdown` of any view shuts
+    /// them all.
+    pub fn with_options(&self, options: CallOptions) -> Result<Self> {
+        let mut policy = self.policy;
+        if let Some(timeout_ms) = options.timeout_ms {
+            if timeout_ms == 0 || timeout_ms > ClientConfig::MAX_TIMEOUT_MS {
+                return Err(SikaError::configuration(format!(
+                    "timeout_ms must be between 1 and {} (one day)",
+                    ClientConfig::MAX_TIMEOUT_MS
+                )));
+            }
+            policy.timeout = Duration::from_millis(timeout_ms);
+        }
+        if let Some(max_retries) = options.max_retries {
+            policy.max_retries = max_retries;
+        }
+        Ok(Self { inner: Arc::clone(&self.inner), policy })
     }
 
     /// Creates a client from `SIKA_SECRET_KEY` and `SIKA_BASE_URL`.
@@ -105,11 +136,12 @@ impl Client {
     /// concurrent callers of a list not cached share one request and its outcome. Ends with
     /// `Timeout` after `timeout_ms` at the latest, however many callers wait.
     pub async fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        let deadline = tokio::time::Instant::now() + self.inner.call_timeout;
+        let deadline = tokio::time::Instant::now() + self.policy.timeout;
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        let banks = state.bank_cache.get_or_fetch(&cache_key, fetch_banks(Arc::clone(&state), url, self.key()));
+        let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy);
+        let banks = state.bank_cache.get_or_fetch(&cache_key, fetch);
         self.scrubbed(within(deadline, banks)).await
     }
 
@@ -154,7 +186,7 @@ impl Client {
             request.provider
         );
         self.scrubbed(async {
-            let posted = state.transport.post_json(url, body).await;
+            let posted = state.transport.post_json(url, body, self.policy.timeout).await;
             let key = &self.inner.secret_key;
             let outcome = posted.map(|reply| {
                 let decoded = redact::decoded_without_key(key, || decode::charge_response(reply.status, &reply.body));
@@ -236,11 +268,11 @@ impl Client {
     /// Fetches a country's bank list from the service, bypassing the cache, and stores it
     /// (joining a fetch of that list already under way). Bounded by `timeout_ms` like `list_banks`.
     pub async fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        let deadline = tokio::time::Instant::now() + self.inner.call_timeout;
+        let deadline = tokio::time::Instant::now() + self.policy.timeout;
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        let banks = state.bank_cache.refresh(&cache_key, fetch_banks(Arc::clone(&state), url, self.key()));
+        let banks = state.bank_cache.refresh(&cache_key, fetch_banks(Arc::clone(&state), url, self.key(), self.policy));
         self.scrubbed(within(deadline, banks)).await
     }
 
@@ -274,7 +306,7 @@ impl Client {
         url: Url,
         decode: impl Fn(u16, &[u8]) -> Result<T>,
     ) -> Result<T> {
-        let reply = state.transport.get(url).await?;
+        let reply = state.transport.get(url, self.policy).await?;
         let decoded = redact::decoded_without_key(&self.inner.secret_key, || decode(reply.status, &reply.body));
         with_retry_after(&reply, decoded)
     }
@@ -320,8 +352,8 @@ impl std::fmt::Debug for Client {
 
 /// A bank list fetch that owns what it needs, so callers other than the one that started it
 /// can await it (bank_cache.rs).
-async fn fetch_banks(state: Arc<ProcessState>, url: Url, key: SecretKey) -> Result<Vec<Bank>> {
-    let reply = state.transport.get(url).await?;
+async fn fetch_banks(state: Arc<ProcessState>, url: Url, key: SecretKey, policy: CallPolicy) -> Result<Vec<Bank>> {
+    let reply = state.transport.get(url, policy).await?;
     let decoded = redact::decoded_without_key(&key, || decode::banks_response(reply.status, &reply.body));
     with_retry_after(&reply, decoded)
 }
@@ -393,7 +425,7 @@ fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
 }
 
 /// Decisions worth a person's attention (`Investigate`, `Reject`) are logged at WARN, the others
-/// at DEBUG (ADR 0039); the reason is already scrubbed and bounded.
+/// at DEBUG (ADR 0044); the reason is already scrubbed and bounded.
 fn log_decision(decision: &WebhookDecision, reference: Option<&str>) {
     let (kind, reason, attention) = match decision {
         WebhookDecision::Investigate { reason, .. } => ("Investigate", reason.as_str(), true),

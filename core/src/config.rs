@@ -14,7 +14,9 @@ pub struct ClientConfig {
     pub secret_key: SecretKey,
     /// The service's base address. Must be `https://`, except a loopback host (the sandbox).
     pub base_url: String,
-    /// Budget for one whole call, retries and backoff included. Default 30 000 ms.
+    /// Budget for one whole call, retries, backoff and the wait for a connection included.
+    /// Default 20 000 ms: a call that ends in `Timeout` still leaves a request handler time to
+    /// answer under a 30 s worker timeout (gunicorn's default; ADR 0039).
     pub timeout_ms: u64,
     /// Budget for opening one connection. Default 10 000 ms.
     pub connect_timeout_ms: u64,
@@ -33,6 +35,15 @@ pub struct ClientConfig {
     /// `RetryLater` (503) and `await_final_status` keeps checking; after it, `Reject` (400) and
     /// `TransactionNotFound`. Default 300 000 ms (five minutes); 0: no grace.
     pub not_found_grace_ms: u64,
+    /// Most connections this client holds open to the service at once (in use or idle), per
+    /// process. A call beyond it waits for a connection inside its own `timeout_ms` (a charge
+    /// that never got one was never sent: `Timeout`, not `ChargeOutcomeUnknown`). Default 32
+    /// (ADR 0038): a small share of the common 1,024-descriptor limit; at least 1.
+    pub max_connections_per_host: u32,
+    /// How long an idle pooled connection is kept for reuse. Default 2 000 ms, well under
+    /// common server keep-alive timeouts (Node's 5 s), so a read never goes out on a
+    /// connection the server is closing (ADR 0038). 0 keeps no idle connection.
+    pub pool_idle_timeout_ms: u64,
 }
 
 // By hand, naming every field; the key and the proxy print as `[REDACTED]` (their own Debug).
@@ -48,13 +59,15 @@ impl std::fmt::Debug for ClientConfig {
             .field("user_agent_suffix", &self.user_agent_suffix)
             .field("proxy", &self.proxy)
             .field("not_found_grace_ms", &self.not_found_grace_ms)
+            .field("max_connections_per_host", &self.max_connections_per_host)
+            .field("pool_idle_timeout_ms", &self.pool_idle_timeout_ms)
             .finish()
     }
 }
 
 impl ClientConfig {
     /// Default for [`timeout_ms`](Self::timeout_ms).
-    pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+    pub const DEFAULT_TIMEOUT_MS: u64 = 20_000;
     /// Default for [`connect_timeout_ms`](Self::connect_timeout_ms).
     pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 10_000;
     /// Default for [`max_retries`](Self::max_retries).
@@ -63,6 +76,12 @@ impl ClientConfig {
     pub const DEFAULT_BANK_CACHE_TTL_SECONDS: u64 = 3600;
     /// Default for [`not_found_grace_ms`](Self::not_found_grace_ms): five minutes.
     pub const DEFAULT_NOT_FOUND_GRACE_MS: u64 = 300_000;
+    /// Default for [`max_connections_per_host`](Self::max_connections_per_host).
+    pub const DEFAULT_MAX_CONNECTIONS_PER_HOST: u32 = 32;
+    /// Upper bound of [`max_connections_per_host`](Self::max_connections_per_host).
+    pub const MAX_CONNECTIONS_PER_HOST: u32 = 4096;
+    /// Default for [`pool_idle_timeout_ms`](Self::pool_idle_timeout_ms).
+    pub const DEFAULT_POOL_IDLE_TIMEOUT_MS: u64 = 2_000;
 
     /// Upper bound of the timeouts: one day (a deadline must stay representable).
     pub const MAX_TIMEOUT_MS: u64 = 86_400_000;
@@ -79,6 +98,8 @@ impl ClientConfig {
             user_agent_suffix: None,
             proxy: None,
             not_found_grace_ms: Self::DEFAULT_NOT_FOUND_GRACE_MS,
+            max_connections_per_host: Self::DEFAULT_MAX_CONNECTIONS_PER_HOST,
+            pool_idle_timeout_ms: Self::DEFAULT_POOL_IDLE_TIMEOUT_MS,
         }
     }
 
@@ -115,6 +136,18 @@ impl ClientConfig {
         if self.not_found_grace_ms > Self::MAX_TIMEOUT_MS {
             return Err(SikaError::configuration(format!(
                 "not_found_grace_ms must be at most {} (one day)",
+                Self::MAX_TIMEOUT_MS
+            )));
+        }
+        if self.max_connections_per_host == 0 || self.max_connections_per_host > Self::MAX_CONNECTIONS_PER_HOST {
+            return Err(SikaError::configuration(format!(
+                "max_connections_per_host must be between 1 and {}",
+                Self::MAX_CONNECTIONS_PER_HOST
+            )));
+        }
+        if self.pool_idle_timeout_ms > Self::MAX_TIMEOUT_MS {
+            return Err(SikaError::configuration(format!(
+                "pool_idle_timeout_ms must be at most {} (one day)",
                 Self::MAX_TIMEOUT_MS
             )));
         }
@@ -186,12 +219,22 @@ mod tests {
     #[test]
     fn b17_defaults_are_the_documented_ones() {
         let config = config("https://api.example.com");
-        assert_eq!(config.timeout_ms, 30_000);
+        assert_eq!(config.timeout_ms, 20_000);
         assert_eq!(config.connect_timeout_ms, 10_000);
         assert_eq!(config.max_retries, 2);
         assert_eq!(config.bank_cache_ttl_seconds, 3600);
         assert_eq!(config.user_agent_suffix, None);
         assert_eq!(config.not_found_grace_ms, 300_000);
+        assert_eq!(config.max_connections_per_host, 32);
+        assert_eq!(config.pool_idle_timeout_ms, 2_000);
+    }
+
+    #[test]
+    fn b74_the_connection_cap_is_at_least_one_and_bounded() {
+        for (cap, valid) in [(0, false), (1, true), (32, true), (4096, true), (4097, false)] {
+            let config = ClientConfig { max_connections_per_host: cap, ..config("https://api.example.com") };
+            assert_eq!(config.validate().is_ok(), valid, "{cap}");
+        }
     }
 
     #[test]

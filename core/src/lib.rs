@@ -61,7 +61,7 @@ mod validation;
 
 pub use amount::{Amount, AmountParseError};
 pub use blocking::BlockingClient;
-pub use client::Client;
+pub use client::{CallOptions, Client};
 pub use config::ClientConfig;
 pub use country::{CountryInfo, countries, country_info_from_json};
 pub use error::{Result, SikaError};

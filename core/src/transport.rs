@@ -8,6 +8,7 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use reqwest::{Method, StatusCode};
 use rustls::RootCertStore;
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use url::Url;
 use zeroize::Zeroizing;
@@ -49,8 +50,8 @@ pub(crate) struct TransportSettings {
     connect_timeout: Duration,
     user_agent: String,
     authorization: HeaderValue,
-    timeout: Duration,
-    max_retries: u32,
+    max_connections: u32,
+    pool_idle_timeout: Duration,
     /// The merchant's explicit proxy, for https targets only; never one from the environment.
     proxy: Option<Url>,
 }
@@ -73,8 +74,8 @@ impl TransportSettings {
             connect_timeout: Duration::from_millis(config.connect_timeout_ms),
             user_agent,
             authorization,
-            timeout: Duration::from_millis(config.timeout_ms),
-            max_retries: config.max_retries,
+            max_connections: config.max_connections_per_host,
+            pool_idle_timeout: Duration::from_millis(config.pool_idle_timeout_ms),
             // Loopback (the only plain http allowed) never goes through a proxy: it would see
             // the key in clear text and could forge the answer (ADR 0021).
             proxy: config.proxy_url()?.filter(|_| !is_loopback(base_url)),
@@ -82,10 +83,28 @@ impl TransportSettings {
     }
 }
 
+/// The budget of one call: a client's `timeout_ms` and `max_retries`, or a view's own
+/// (`Client::with_options`), over the same connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallPolicy {
+    pub timeout: Duration,
+    pub max_retries: u32,
+}
+
 /// One process's HTTP client: its connection pool and TLS session cache.
+///
+/// Every request holds one of `permits` from before it asks for a connection until its answer
+/// is read: at most `max_connections_per_host` requests are on the wire at once, and a call
+/// beyond them waits for a permit inside its own deadline. The pool keeps at most that many
+/// idle connections, each for `pool_idle_timeout` (ADR 0038).
 pub(crate) struct Transport {
     settings: Arc<TransportSettings>,
+    /// Pooled connections, for reads (retried when a reused connection fails: safe for a GET).
     http: reqwest::Client,
+    /// No pooled connection: each charge goes out on a connection of its own, never on one the
+    /// server may be closing for idleness (the keep-alive race, ADR 0038).
+    fresh: reqwest::Client,
+    permits: Semaphore,
     /// Built with the pool, so once per process (process.rs): see `jitter_for_this_process`.
     jitter: Mutex<fastrand::Rng>,
 }
@@ -93,6 +112,14 @@ pub(crate) struct Transport {
 impl Transport {
     /// A new connection pool; nothing is connected until the first request.
     pub(crate) fn new(settings: Arc<TransportSettings>) -> Result<Self> {
+        let cap = settings.max_connections as usize;
+        let http = Self::client(&settings, cap, settings.pool_idle_timeout)?;
+        let fresh = Self::client(&settings, 0, Duration::ZERO)?;
+        let permits = Semaphore::new(cap);
+        Ok(Self { settings, http, fresh, permits, jitter: Mutex::new(jitter_for_this_process()) })
+    }
+
+    fn client(settings: &TransportSettings, max_idle: usize, idle_timeout: Duration) -> Result<reqwest::Client> {
         let mut builder = reqwest::Client::builder()
             // Environment proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) are ignored: the key must
             // not travel through a proxy nobody configured for this client (ADR 0021).
@@ -102,7 +129,8 @@ impl Transport {
                 .map_err(|_| SikaError::invalid_input("proxy", "is not a usable proxy URL"))?;
             builder = builder.proxy(proxy);
         }
-        let http = builder
+        let max_idle = if idle_timeout.is_zero() { 0 } else { max_idle };
+        builder
             .tls_backend_preconfigured(tls::client_config(settings.roots.clone())?)
             .https_only(settings.https_only)
             // A payment API has no reason to redirect; following one could send the key elsewhere.
@@ -110,17 +138,19 @@ impl Transport {
             .connect_timeout(settings.connect_timeout)
             .user_agent(&settings.user_agent)
             .tcp_nodelay(true)
+            .pool_max_idle_per_host(max_idle)
+            .pool_idle_timeout(Some(idle_timeout).filter(|t| !t.is_zero()))
             .build()
-            .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))?;
-        Ok(Self { settings, http, jitter: Mutex::new(jitter_for_this_process()) })
+            .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))
     }
 
     /// A GET, retried on connection errors, 5xx and 429 within the call's deadline.
-    pub(crate) async fn get(&self, url: Url) -> Result<Reply> {
-        let deadline = Instant::now() + self.settings.timeout;
+    pub(crate) async fn get(&self, url: Url, policy: CallPolicy) -> Result<Reply> {
+        let deadline = Instant::now() + policy.timeout;
         let mut attempt = 0;
         loop {
-            let outcome = self.attempt(Method::GET, url.clone(), None, deadline, &mut Sent::Maybe, attempt + 1).await;
+            let outcome =
+                self.attempt(&self.http, Method::GET, url.clone(), None, deadline, &mut Sent::Maybe, attempt + 1).await;
             let wait = match &outcome {
                 Ok(reply) if is_retryable_status(reply.status) => match reply.retry_after_seconds {
                     Some(seconds) if reply.status == 429 => {
@@ -132,7 +162,7 @@ impl Transport {
                 _ => None,
             };
             match wait {
-                Some(wait) if attempt < self.settings.max_retries && Instant::now() + wait < deadline => {
+                Some(wait) if attempt < policy.max_retries && Instant::now() + wait < deadline => {
                     let (operation, reference) = operation_of(url.path());
                     log::warn!(
                         target: "sika",
@@ -155,18 +185,28 @@ impl Transport {
         backoff(attempt, self.jitter.lock().unwrap_or_else(PoisonError::into_inner).f64())
     }
 
-    /// A POST of a JSON body, sent once: a charge that may have reached the service must
-    /// never be sent again. The error says whether the request certainly did not leave
-    /// (`Sent::No`: the connection was never made) or may have reached the service.
-    pub(crate) async fn post_json(&self, url: Url, body: Vec<u8>) -> std::result::Result<Reply, (SikaError, Sent)> {
-        let deadline = Instant::now() + self.settings.timeout;
-        let mut sent = Sent::Maybe;
-        let outcome = self.attempt(Method::POST, url, Some(body), deadline, &mut sent, 1).await;
+    /// A POST of a JSON body, sent once, on a connection of its own (never a pooled one the
+    /// server may be closing): a charge that may have reached the service must never be sent
+    /// again. The error says whether the request certainly did not leave (`Sent::No`: no
+    /// connection was free within the deadline, or none could be made) or may have reached
+    /// the service.
+    pub(crate) async fn post_json(
+        &self,
+        url: Url,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> std::result::Result<Reply, (SikaError, Sent)> {
+        let deadline = Instant::now() + timeout;
+        let mut sent = Sent::No;
+        let outcome = self.attempt(&self.fresh, Method::POST, url, Some(body), deadline, &mut sent, 1).await;
         outcome.map_err(|error| (error, sent))
     }
 
+    /// One request within `deadline`. `sent` becomes `Maybe` once the request is handed to a
+    /// connection, and `No` again when that connection could not be made.
     async fn attempt(
         &self,
+        http: &reqwest::Client,
         method: Method,
         url: Url,
         body: Option<Vec<u8>>,
@@ -175,8 +215,7 @@ impl Transport {
         attempt: u32,
     ) -> Result<Reply> {
         let (method_name, path) = (method.to_string(), url.path().to_owned());
-        let mut request = self
-            .http
+        let mut request = http
             .request(method, url)
             .header(AUTHORIZATION, self.settings.authorization.clone())
             .header(ACCEPT, "application/json");
@@ -185,6 +224,10 @@ impl Transport {
         }
         let started = Instant::now();
         let exchange = async {
+            // Held until the answer is read: the connection is then back in the pool.
+            let _permit =
+                self.permits.acquire().await.map_err(|_| SikaError::configuration("the client has been shut down"))?;
+            *sent = Sent::Maybe;
             let response = request.send().await.map_err(|error| {
                 if error.is_connect() {
                     *sent = Sent::No;
@@ -194,6 +237,10 @@ impl Transport {
             let status = response.status();
             let retry_after_seconds = retry_after(&response);
             let body = read_capped(response, status).await?;
+            // The connection goes back to the pool on its own task once its answer is read: let
+            // it run before the permit is let go, so the next caller finds it idle rather than
+            // opening another connection.
+            tokio::task::yield_now().await;
             Ok(Reply { status: status.as_u16(), retry_after_seconds, body })
         };
         let outcome = tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout));
@@ -230,7 +277,7 @@ async fn read_capped(mut response: reqwest::Response, status: StatusCode) -> Res
 }
 
 /// The SDK operation a request's path belongs to, and the reference it names (a log record's
-/// fields, ADR 0039). The path is as sent (a reference percent-encoded).
+/// fields, ADR 0044). The path is as sent (a reference percent-encoded).
 fn operation_of(path: &str) -> (&'static str, Option<String>) {
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match segments.as_slice() {

@@ -21,7 +21,7 @@ struct Recording(Arc<Mutex<Vec<LogRecord>>>);
 
 impl Recording {
     /// What the sink received, once every record logged so far has been delivered (records
-    /// reach the sink on the SDK's logging thread, ADR 0039).
+    /// reach the sink on the SDK's logging thread, ADR 0044).
     fn taken(&self) -> Vec<LogRecord> {
         flush_log_records(10_000);
         std::mem::take(&mut *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner))

@@ -252,7 +252,8 @@ async def give_up(client: sika.Client, reference: str) -> str:
 
 async def verify(client: sika.Client, reference: str) -> str:
     try:
-        transaction = await client.verify_transaction(reference)
+        # A request handler's own budget, over the client's connections (ADR 0039).
+        transaction = await client.with_options(timeout_ms=5_000).verify_transaction(reference)
     except sika.SikaError.TransactionNotFound:
         return f"{reference}: no such transaction"
     except sika.SikaError.InvalidInput as error:
@@ -268,7 +269,7 @@ async def verify(client: sika.Client, reference: str) -> str:
 
 def verify_blocking(client: sika.BlockingClient, reference: str) -> str:
     try:
-        return what_to_do(client.verify_transaction(reference).status)
+        return what_to_do(client.with_options(timeout_ms=5_000, max_retries=1).verify_transaction(reference).status)
     except sika.SikaError.TransactionNotFound as error:
         return f"{reference}: {error.message()}"
 
@@ -344,7 +345,7 @@ def stop(client: sika.Client, blocking: sika.BlockingClient, reference: str) -> 
     is refused without being sent."""
     client.close()  # the same as shutdown()
     client.shutdown()  # again: nothing happens
-    sika.flush_log_records(1_000)  # records still on their way to the handlers (ADR 0039)
+    sika.flush_log_records(1_000)  # records still on their way to the handlers (ADR 0044)
     blocking.shutdown()
     blocking.close()
     try:

@@ -1,4 +1,4 @@
-"""Issue 25 item 3 (ADR 0039): the core's records reach `logging` on the SDK's logging thread,
+"""Issue 25 item 3 (ADR 0044): the core's records reach `logging` on the SDK's logging thread,
 off the request path.
 
 B82: a handler that takes 200 ms a record never makes a call exceed its deadline.

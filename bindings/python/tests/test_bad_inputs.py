@@ -12,7 +12,15 @@ import sika
 from support import FIXTURES_DIR, KEY
 
 MATRIX = json.loads((FIXTURES_DIR / "bad_inputs.json").read_text())["cases"]
-CLIENT_SETTINGS = ["timeout_ms", "connect_timeout_ms", "max_retries", "bank_cache_ttl_seconds", "not_found_grace_ms"]
+CLIENT_SETTINGS = [
+    "timeout_ms",
+    "connect_timeout_ms",
+    "max_retries",
+    "bank_cache_ttl_seconds",
+    "not_found_grace_ms",
+    "max_connections_per_host",
+    "pool_idle_timeout_ms",
+]
 AWAIT_OPTIONS = ["initial_delay_ms", "interval_ms", "max_interval_ms", "timeout_ms"]
 
 

@@ -35,7 +35,7 @@ class Kept(logging.Handler):
         self.records.append(record)
 
     def taken(self):
-        # Records reach the handlers on the SDK's logging thread (ADR 0039): all of them first.
+        # Records reach the handlers on the SDK's logging thread (ADR 0044): all of them first.
         sika.flush_log_records(10_000)
         records, self.records = self.records, []
         return records

@@ -86,12 +86,29 @@ impl Client {
         self.run(|client| async move { client.refresh_banks(country.as_deref()).await }).await
     }
 
+    /// A view of this client with its own per-call budget (`timeout_ms`, `max_retries`; unset
+    /// keeps this client's), over the same connections and bank cache: for a request handler
+    /// that must answer sooner than the client's timeout. `shutdown` of any view shuts all.
+    /// Throws `Configuration` for a timeout of 0 or over a day, `InvalidInput` for a negative value.
+    #[uniffi::method(default(timeout_ms = None, max_retries = None))]
+    pub fn with_options(&self, timeout_ms: Option<i64>, max_retries: Option<i32>) -> Result<Arc<Self>> {
+        Ok(Arc::new(Self(self.0.with_options(call_options(timeout_ms, max_retries)?)?)))
+    }
+
     /// Closes the client's connections and drops its bank cache. Calls in flight finish;
     /// later calls throw `Configuration` ("the client has been shut down"). Calling it again
     /// does nothing. (Not `close`: Kotlin objects already have a `close()` that frees them.)
     pub fn shutdown(&self) {
         self.0.shutdown();
     }
+}
+
+/// The foreign (signed, optional) per-call settings as the core's; a negative one is `InvalidInput`.
+fn call_options(timeout_ms: Option<i64>, max_retries: Option<i32>) -> Result<crate::CallOptions> {
+    Ok(crate::CallOptions {
+        timeout_ms: timeout_ms.map(|value| super::unsigned("timeout_ms", value)).transpose()?,
+        max_retries: max_retries.map(|value| super::unsigned("max_retries", value.into())).transpose()?,
+    })
 }
 
 impl Client {
@@ -172,6 +189,13 @@ impl BlockingClient {
     #[uniffi::method(default(country = None))]
     pub fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
         self.run(|client| client.refresh_banks(country.as_deref()))
+    }
+
+    /// See `Client.with_options`: a view with its own per-call budget over the same runtime,
+    /// connections and bank cache.
+    #[uniffi::method(default(timeout_ms = None, max_retries = None))]
+    pub fn with_options(&self, timeout_ms: Option<i64>, max_retries: Option<i32>) -> Result<Arc<Self>> {
+        Ok(Arc::new(Self(self.0.with_options(call_options(timeout_ms, max_retries)?)?)))
     }
 
     /// Closes the client's connections, drops its bank cache and stops its runtime in the

@@ -13,7 +13,8 @@ pub struct ClientConfig {
     pub secret_key: Arc<SecretKey>,
     /// `https://...`; plain `http` only for loopback hosts (the sandbox).
     pub base_url: String,
-    /// Budget of a whole call, retries included. Default 30000.
+    /// Budget of a whole call, retries and the wait for a connection included. Default 20000
+    /// (under a 30 s worker timeout, with time to answer).
     #[uniffi(default = None)]
     pub timeout_ms: Option<i64>,
     /// Budget for opening a connection. Default 10000.
@@ -38,6 +39,14 @@ pub struct ClientConfig {
     /// `await_final_status` keeps checking. Default 300000 (five minutes); 0: no grace.
     #[uniffi(default = None)]
     pub not_found_grace_ms: Option<i64>,
+    /// Most connections open to the service at once (in use or idle); a call beyond it waits
+    /// for one within its own timeout. Default 32; at least 1.
+    #[uniffi(default = None)]
+    pub max_connections_per_host: Option<i32>,
+    /// How long an idle connection is kept for reuse. Default 2000, under common server
+    /// keep-alive timeouts (Node's 5 s); 0 keeps none.
+    #[uniffi(default = None)]
+    pub pool_idle_timeout_ms: Option<i64>,
 }
 
 impl TryFrom<ClientConfig> for crate::ClientConfig {
@@ -61,6 +70,12 @@ impl TryFrom<ClientConfig> for crate::ClientConfig {
         core.proxy = config.proxy.map(|url| SecretUrl::clone(&url));
         if let Some(value) = config.not_found_grace_ms {
             core.not_found_grace_ms = unsigned("not_found_grace_ms", value)?;
+        }
+        if let Some(value) = config.max_connections_per_host {
+            core.max_connections_per_host = unsigned("max_connections_per_host", value.into())?;
+        }
+        if let Some(value) = config.pool_idle_timeout_ms {
+            core.pool_idle_timeout_ms = unsigned("pool_idle_timeout_ms", value)?;
         }
         Ok(core)
     }

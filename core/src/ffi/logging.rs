@@ -69,7 +69,7 @@ impl From<Level> for LogLevel {
 }
 
 /// One record of the SDK's logs, as the host's sink receives it: the message, and the same
-/// facts as fields of their own (ADR 0039), so a JSON logger gets them without parsing the text.
+/// facts as fields of their own (ADR 0044), so a JSON logger gets them without parsing the text.
 /// Numbers are signed, as every number of the foreign interface (Java has no unsigned types).
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct LogRecord {
@@ -120,7 +120,7 @@ impl Default for LogRecord {
 
 /// Where the host receives the SDK's records: its own logging (Python's `logging`, SLF4J,
 /// swift-log). `log` is called on the SDK's logging thread (`sika-log`, one per process), in
-/// the order the records were made, never on a thread that makes a call (ADR 0039): a slow
+/// the order the records were made, never on a thread that makes a call (ADR 0044): a slow
 /// handler delays records, not calls. It must not throw; the core ignores a failure.
 #[uniffi::export(callback_interface)]
 pub trait LogSink: Send + Sync {
@@ -236,7 +236,7 @@ fn now_ms() -> u64 {
 /// Its records reach the sink through the process's queue, on the logging thread.
 static BRIDGE: Bridge = Bridge::queued(&QUEUE);
 
-/// The records on their way to the process's sink (ADR 0039).
+/// The records on their way to the process's sink (ADR 0044).
 static QUEUE: LogQueue = LogQueue::new(queue::CAPACITY);
 
 /// What the logging thread does with each record.

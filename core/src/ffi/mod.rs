@@ -77,16 +77,20 @@ mod tests {
                 user_agent_suffix: None,
                 proxy: None,
                 not_found_grace_ms: None,
+                max_connections_per_host: None,
+                pool_idle_timeout_ms: None,
             };
             change(&mut config);
             crate::ClientConfig::try_from(config)
         };
-        let cases: [(&str, ConfigChange); 5] = [
+        let cases: [(&str, ConfigChange); 7] = [
             ("timeout_ms", |c| c.timeout_ms = Some(-1)),
             ("connect_timeout_ms", |c| c.connect_timeout_ms = Some(-1)),
             ("max_retries", |c| c.max_retries = Some(-1)),
             ("bank_cache_ttl_seconds", |c| c.bank_cache_ttl_seconds = Some(-1)),
             ("not_found_grace_ms", |c| c.not_found_grace_ms = Some(-1)),
+            ("max_connections_per_host", |c| c.max_connections_per_host = Some(-1)),
+            ("pool_idle_timeout_ms", |c| c.pool_idle_timeout_ms = Some(-1)),
         ];
         for (field, change) in cases {
             match config(change) {

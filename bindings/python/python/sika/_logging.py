@@ -12,7 +12,7 @@ most once a second, and this module tells it at once after every level change ma
 ``logging`` (``setLevel``, ``disable``, ``basicConfig``, ``dictConfig``).
 
 Records reach the handlers on the SDK's logging thread (``sika-log``), never on a thread that
-makes a call (ADR 0039): a slow handler delays records, not calls. Each record carries its facts
+makes a call (ADR 0044): a slow handler delays records, not calls. Each record carries its facts
 as attributes too (``operation``, ``reference``, ``http_status``, ``attempt``, ``duration_ms``,
 ``dropped``; None when unknown), so a JSON formatter or structlog gets them without parsing the
 message. ``os.fork()`` waits until no record is in a handler, so a child never inherits a

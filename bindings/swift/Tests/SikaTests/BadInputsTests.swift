@@ -196,9 +196,11 @@ final class BadInputsTests: XCTestCase {
             negative("connect_timeout_ms", value) { $0.connectTimeoutMs = value }
             negative("bank_cache_ttl_seconds", value) { $0.bankCacheTtlSeconds = value }
             negative("not_found_grace_ms", value) { $0.notFoundGraceMs = value }
+            negative("pool_idle_timeout_ms", value) { $0.poolIdleTimeoutMs = value }
         }
         for value: Int32 in [-1, .min] {
             negative("max_retries", value) { $0.maxRetries = value }
+            negative("max_connections_per_host", value) { $0.maxConnectionsPerHost = value }
         }
         for (label, field, config) in cases {
             let errors = [

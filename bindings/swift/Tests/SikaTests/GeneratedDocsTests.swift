@@ -21,7 +21,7 @@ final class GeneratedDocsTests: XCTestCase {
             ("enum SikaError", "case Unauthorized",
              "The service answered `Unauthorized`: the secret key is wrong or revoked."),
             ("public struct ClientConfig", "public var timeoutMs: Int64?",
-             "Budget of a whole call, retries included. Default 30000."),
+             "Budget of a whole call, retries and the wait for a connection included. Default 20000"),
         ]
         for (type, member, doc) in documented {
             let label = member.map { "\(type): \($0)" } ?? type

@@ -33,7 +33,7 @@ final class RecordingLogSink: LogSink {
     }
 
     /// What the sink received, once every record logged so far has been delivered: records
-    /// reach it on the SDK's logging thread, after the call that made them (ADR 0039).
+    /// reach it on the SDK's logging thread, after the call that made them (ADR 0044).
     func taken() -> [LogRecord] {
         flushLogRecords(timeoutMs: 10_000)
         var taken: [LogRecord] = []

@@ -1,4 +1,4 @@
-//! The records on their way to the host's sink, off the request path (ADR 0039, issue 25).
+//! The records on their way to the host's sink, off the request path (ADR 0044, issue 25).
 //!
 //! A record logged by a call (on a runtime thread, or the caller's for the blocking client) is
 //! put in a bounded queue and the call goes on; one thread per process, `sika-log`, takes the

@@ -69,7 +69,15 @@ impl Operation<'_> {
         let m = &self.method;
         let arguments: Vec<String> = m.names.iter().map(|n| format!("`{n}`")).collect();
         let call = format!("client.`{}`({})", m.name, arguments.join(", "));
-        let body = if self.suspends { format!("parkUntilDone {{ {call} }}") } else { call };
+        // A method that returns another `Client` (a view such as `withOptions`) returns the
+        // blocking client over it.
+        let returns_client = m.result == "Client";
+        let result = if returns_client { "BlockingClient" } else { m.result };
+        let body = match (self.suspends, returns_client) {
+            (true, _) => format!("parkUntilDone {{ {call} }}"),
+            (false, true) => format!("BlockingClient({call})"),
+            (false, false) => call,
+        };
         let throws = self.throws.map(|e| format!("    @Throws({e}::class)\n")).unwrap_or_default();
         let overloads = if m.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
         let doc = if self.suspends {
@@ -81,7 +89,6 @@ impl Operation<'_> {
             "    /** {doc} */\n{throws}{overloads}    fun `{name}`({parameters}): {result} =\n        {body}\n\n",
             name = m.name,
             parameters = m.parameters,
-            result = m.result,
         )
     }
 }
@@ -126,13 +133,15 @@ const TAIL: &str = "    /** Frees the client: its connections close once the cal
 mod tests {
     use super::generate;
 
-    const GENERATED: &str = "\npublic interface ClientInterface {\n    \n    /**\n     * Verifies.\n     */\n    suspend fun `verify`(`reference`: kotlin.String): Transaction\n    \n    suspend fun `list`(`country`: kotlin.String? = null): List<Bank>\n    \n    fun `shutdown`()\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    constructor(`config`: ClientConfig) :\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `verify`(`reference`: kotlin.String) : Transaction {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `list`(`country`: kotlin.String?) : List<Bank> {\n    }\n    override fun `shutdown`()\n        = callWithHandle {\n    }\n    companion object {\n        @Throws(SikaException::class) fun `fromEnv`(): Client {\n";
+    const GENERATED: &str = "\npublic interface ClientInterface {\n    \n    /**\n     * Verifies.\n     */\n    suspend fun `verify`(`reference`: kotlin.String): Transaction\n    \n    suspend fun `list`(`country`: kotlin.String? = null): List<Bank>\n    \n    fun `withOptions`(`timeoutMs`: kotlin.Long? = null): Client\n    \n    fun `shutdown`()\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    constructor(`config`: ClientConfig) :\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `verify`(`reference`: kotlin.String) : Transaction {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `list`(`country`: kotlin.String?) : List<Bank> {\n    }\n    @Throws(SikaException::class)override fun `withOptions`(`timeoutMs`: kotlin.Long?): Client {\n    }\n    override fun `shutdown`()\n        = callWithHandle {\n    }\n    companion object {\n        @Throws(SikaException::class) fun `fromEnv`(): Client {\n";
 
     #[test]
     fn every_operation_parks_on_the_async_client() {
         let file = generate(GENERATED).unwrap();
         assert!(file.contains("    @Throws(SikaException::class)\n    fun `verify`(`reference`: kotlin.String): Transaction =\n        parkUntilDone { client.`verify`(`reference`) }\n"), "{file}");
         assert!(file.contains("    @Throws(SikaException::class)\n    @JvmOverloads\n    fun `list`(`country`: kotlin.String? = null): List<Bank> =\n        parkUntilDone { client.`list`(`country`) }\n"), "{file}");
+        // A view of the client is a blocking client over the view.
+        assert!(file.contains("    @Throws(SikaException::class)\n    @JvmOverloads\n    fun `withOptions`(`timeoutMs`: kotlin.Long? = null): BlockingClient =\n        BlockingClient(client.`withOptions`(`timeoutMs`))\n"), "{file}");
         // A plain method is a plain call, throwing nothing.
         assert!(file.contains("    fun `shutdown`(): Unit =\n        client.`shutdown`()\n"), "{file}");
         assert!(file.starts_with("// Written by Sika's uniffi-bindgen"));

@@ -13,7 +13,7 @@ import java.util.ServiceLoader
  * core follows the levels the application configures, within a second of any change.
  *
  * Records arrive on the SDK's logging thread (`sika-log`), never on a thread that makes a call
- * (ADR 0039). Each record's facts are in the MDC while it is logged (`operation`, `reference`,
+ * (ADR 0044). Each record's facts are in the MDC while it is logged (`operation`, `reference`,
  * `http_status`, `attempt`, `duration_ms`, `dropped`; only those it has), so a JSON encoder
  * (logstash-logback-encoder, Logback's JsonEncoder) writes them as fields of their own.
  *

@@ -170,6 +170,8 @@ class BadInputsTest {
             "max_retries" to valid.copy(maxRetries = -1),
             "bank_cache_ttl_seconds" to valid.copy(bankCacheTtlSeconds = -1),
             "not_found_grace_ms" to valid.copy(notFoundGraceMs = -1),
+            "max_connections_per_host" to valid.copy(maxConnectionsPerHost = -1),
+            "pool_idle_timeout_ms" to valid.copy(poolIdleTimeoutMs = -1),
         )
     }
 

@@ -111,7 +111,7 @@ class BoundsAndSecretsTest {
     }
 
     private fun logged(): List<String> {
-        flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0039)
+        flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0044)
         return records.list.flatMap { listOf(it.formattedMessage, it.toString()) }
     }
 

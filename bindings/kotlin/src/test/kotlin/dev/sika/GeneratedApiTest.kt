@@ -54,11 +54,11 @@ class GeneratedApiTest {
 
     @Test
     fun testB34JavaCanCallTheRecordConstructors() {
-        // `new ClientConfig(new SecretKey(key), url, null, null, null, null, null, null, null)`, as the README shows.
+        // `new ClientConfig(new SecretKey(key), url, null, null, null, null, null, null, null, null, null)`, as the README shows.
         val config = ClientConfig::class.java.getConstructor(
             SecretKey::class.java, String::class.java, Long::class.javaObjectType, Long::class.javaObjectType,
             Int::class.javaObjectType, Long::class.javaObjectType, String::class.java, SecretUrl::class.java,
-            Long::class.javaObjectType,
+            Long::class.javaObjectType, Int::class.javaObjectType, Long::class.javaObjectType,
         )
         val options = AwaitOptions::class.java.getConstructor(
             Long::class.javaObjectType, Long::class.javaObjectType, Long::class.javaObjectType, Long::class.javaObjectType,
@@ -67,7 +67,7 @@ class GeneratedApiTest {
         // A constructor taking an unsigned value would exist only as a synthetic one Java cannot call.
         assertFalse(config.isSynthetic)
         assertFalse(options.isSynthetic)
-        assertEquals(7L, (config.newInstance(SecretKey(KEY), "https://api.example.com", 7L, null, null, null, null, null, null) as ClientConfig).timeoutMs)
+        assertEquals(7L, (config.newInstance(SecretKey(KEY), "https://api.example.com", 7L, null, null, null, null, null, null, null, null) as ClientConfig).timeoutMs)
         assertEquals(AwaitOptions(timeoutMs = 600), options.newInstance(null, null, null, 600L, null))
     }
 
@@ -86,7 +86,7 @@ class GeneratedApiTest {
             "A charge was sent but its outcome is unknown (timeout, broken connection, 5xx, garbled answer)", // an error, two lines in Rust
             "Normalizes a mobile money number of a country (GH, KE, UG, TZ; any case) to `+<code><number>`.", // a function
             "A handle that stops a wait from another task or thread.", // an object
-            "Budget of a whole call, retries included. Default 30000.", // a record of core/src/ffi (ClientConfig)
+            "Budget of a whole call, retries and the wait for a connection included. Default 20000", // a record of core/src/ffi (ClientConfig)
         )
         for (doc in coreDocs) {
             assertTrue(kdocs.any { doc in it }, "no KDoc of ${source.name} says: $doc")

@@ -71,7 +71,7 @@ class LoggingTest {
             async.initiateCharge(charge("LOG-KT-CHARGE", phone = "+233244129876"))
         }
 
-        flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0039)
+        flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0044)
         val events = records.list.toList()
         val warnings = events.filter { it.level == Level.WARN }
         assertEquals(1, warnings.size, "$events")

@@ -71,7 +71,7 @@ object LogsThroughShutdownMain {
             Thread {
                 calls.forEach(Thread::join)
                 runCatching { client.verifyTransaction("SHUT-HOOK") }
-                // Records reach SLF4J on the SDK's logging thread (ADR 0039), just after the
+                // Records reach SLF4J on the SDK's logging thread (ADR 0044), just after the
                 // call: the hook's JVM is still running, so they arrive (5 s at most here).
                 val until = System.nanoTime() + 5_000_000_000L
                 while (lines.count { it.startsWith("GET /transaction/verify/SHUT-") } < 4 && System.nanoTime() < until) {

@@ -1,0 +1,299 @@
+//! The connections a client holds (issue 25 items 1-2, issue 27 item 2; ADR 0038, ADR 0039):
+//! - B74: a cap per host on open connections; calls beyond it wait within their deadline, and
+//!   a charge that never got a connection is `Timeout`, never `ChargeOutcomeUnknown`;
+//! - B75: the keep-alive race: a charge is never reported unknown for a request the server
+//!   never received, against a server that closes idle connections without reading them;
+//! - B76: `with_options`, a view with its own budget over the same connections.
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use sika_core::{Amount, CallOptions, ChargeRequest, Client, ClientConfig, SikaError};
+use support::{KEY, Sandbox, scenario};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+fn charge(reference: &str) -> ChargeRequest {
+    ChargeRequest {
+        amount: "5".parse::<Amount>().expect("amount"),
+        email: "kofi@example.com".into(),
+        phone_number: "+233201230000".into(),
+        reference: reference.into(),
+        currency: "GHS".into(),
+        provider: "MTN".into(),
+        callback_url: None,
+    }
+}
+
+/// Client sockets open now to 127.0.0.1:`port` (`/proc/net/tcp`: connecting, established, or
+/// closed by the peer and not yet by us). Only this test talks to its sandbox, so these are its
+/// client's, whatever other tests of the binary do at the same time.
+fn open_sockets_to(port: u16) -> usize {
+    let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp");
+    let remote = format!("0100007F:{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            Some((*fields.get(2)?, *fields.get(3)?))
+        })
+        .filter(|(rem, state)| *rem == remote && matches!(*state, "01" | "02" | "08"))
+        .count()
+}
+
+/// Samples `open_sockets_to(port)` every millisecond until stopped; the highest count seen.
+fn socket_sampler(port: u16, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
+    std::thread::spawn(move || {
+        let mut peak = 0;
+        while !stop.load(Ordering::Relaxed) {
+            peak = peak.max(open_sockets_to(port));
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        peak.max(open_sockets_to(port))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b74_ten_thousand_concurrent_calls_stay_within_the_connection_cap() {
+    let setup = scenario("connection_cap");
+    let calls = setup["calls"].as_u64().expect("calls") as usize;
+    let cap = setup["max_connections_per_host"].as_u64().expect("cap") as u32;
+    // hyper finishes a connection it started for a call that got an idle one meanwhile, and
+    // pools it: a few sockets beyond the cap for a moment (ADR 0038). Before the cap: 2,635.
+    let overshoot = setup["overshoot_allowed"].as_u64().expect("overshoot") as usize;
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&support::transaction_object("B74-SEEDED", "successful", "100.10"));
+    let config =
+        ClientConfig { max_connections_per_host: cap, timeout_ms: 120_000, max_retries: 0, ..sandbox.config() };
+    let client = Client::new(config).expect("client");
+    let port: u16 = sandbox.url.rsplit(':').next().and_then(|p| p.parse().ok()).expect("port");
+    let stop = Arc::new(AtomicBool::new(false));
+    let sampler = socket_sampler(port, Arc::clone(&stop));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..calls)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.verify_transaction("B74-SEEDED").await })
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for task in tasks {
+        if let Err(error) = task.await.expect("task") {
+            failures.push(error);
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let peak = sampler.join().expect("sampler");
+    assert!(failures.is_empty(), "{} of {calls} calls failed, first: {:?}", failures.len(), failures.first());
+    let opened = peak;
+    assert!(opened <= cap as usize + overshoot, "{calls} calls opened up to {opened} sockets at once (cap {cap})");
+    assert!(opened >= 1, "the calls used connections");
+    eprintln!("b74: {calls} calls in {:?}, at most {opened} sockets at once (cap {cap})", started.elapsed());
+}
+
+#[test]
+fn b74_a_charge_that_never_got_a_connection_is_a_timeout_and_was_never_sent() {
+    let sandbox = Sandbox::start();
+    // One connection, held by a read the sandbox never answers.
+    let config = ClientConfig { max_connections_per_host: 1, timeout_ms: 30_000, max_retries: 0, ..sandbox.config() };
+    let client = Client::new(config).expect("client");
+    sandbox.fault("/transaction/verify", "hang", 1, json!({}));
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let holder = tokio::spawn({
+            let client = client.clone();
+            async move { client.verify_transaction("B74-HANG").await }
+        });
+        // The hanging read holds the one connection once the sandbox has logged it.
+        support::poll_until(Duration::from_secs(5), || sandbox.requests().len(), |n| *n >= 1);
+        let impatient =
+            client.with_options(CallOptions { timeout_ms: Some(300), ..CallOptions::default() }).expect("view");
+        let started = Instant::now();
+        let outcome = impatient.initiate_charge(&charge("B74-WAITED")).await;
+        assert!(matches!(outcome, Err(SikaError::Timeout)), "{outcome:?}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        holder.abort();
+    });
+    let charges = sandbox.requests().iter().filter(|request| request["path"] == "/charge").count();
+    assert_eq!(charges, 0, "the charge never left: no connection was free");
+}
+
+/// A small HTTP/1.1 server that keeps a connection alive for `keep_alive` after each answer,
+/// then closes it without reading what may have arrived (as Node's `keepAliveTimeout` does).
+/// It answers each charge it reads with a pending charge, and counts them.
+struct KeepAliveServer {
+    url: String,
+    received: Arc<AtomicU64>,
+    accepted: Arc<AtomicU64>,
+}
+
+impl KeepAliveServer {
+    async fn start(keep_alive: Duration) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let received = Arc::new(AtomicU64::new(0));
+        let accepted = Arc::new(AtomicU64::new(0));
+        let (counter, accepts) = (Arc::clone(&received), Arc::clone(&accepted));
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                accepts.fetch_add(1, Ordering::Relaxed);
+                tokio::spawn(serve(stream, keep_alive, Arc::clone(&counter)));
+            }
+        });
+        Self { url, received, accepted }
+    }
+}
+
+async fn serve(mut stream: TcpStream, keep_alive: Duration, received: Arc<AtomicU64>) {
+    let mut first = true;
+    loop {
+        // The keep-alive timer runs from the last answer until a request's first byte.
+        let mut buffer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let wait = if first { Duration::from_secs(10) } else { keep_alive };
+        match tokio::time::timeout(wait, stream.read(&mut chunk)).await {
+            Ok(Ok(n)) if n > 0 => buffer.extend_from_slice(&chunk[..n]),
+            _ => return, // idle too long (closed unread) or the client closed
+        }
+        first = false;
+        // The rest of the request: headers, then Content-Length bytes of body.
+        let body_start = loop {
+            if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+                break at + 4;
+            }
+            match stream.read(&mut chunk).await {
+                Ok(n) if n > 0 => buffer.extend_from_slice(&chunk[..n]),
+                _ => return,
+            }
+        };
+        let head = String::from_utf8_lossy(&buffer[..body_start]).to_ascii_lowercase();
+        let length: usize = head
+            .lines()
+            .find_map(|line| line.strip_prefix("content-length:"))
+            .map_or(0, |value| value.trim().parse().unwrap_or(0));
+        while buffer.len() < body_start + length {
+            match stream.read(&mut chunk).await {
+                Ok(n) if n > 0 => buffer.extend_from_slice(&chunk[..n]),
+                _ => return,
+            }
+        }
+        let body: serde_json::Value =
+            serde_json::from_slice(&buffer[body_start..body_start + length]).unwrap_or_default();
+        received.fetch_add(1, Ordering::Relaxed);
+        let answer = json!({
+            "status": true,
+            "message": "Charge attempted",
+            "data": {"reference": body["reference"], "status": "pending"},
+        })
+        .to_string();
+        let response = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
+            answer.len()
+        );
+        if stream.write_all(response.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b75_charges_around_the_servers_keep_alive_timeout_are_never_falsely_unknown() {
+    let setup = scenario("keep_alive_race");
+    let charges = setup["charges"].as_u64().expect("charges") as usize;
+    let sequences = setup["sequences"].as_u64().expect("sequences") as usize;
+    let keep_alive = Duration::from_millis(setup["server_keep_alive_ms"].as_u64().expect("keep-alive"));
+    let (gap_min, gap_max) =
+        (setup["gap_ms"][0].as_u64().expect("gap from"), setup["gap_ms"][1].as_u64().expect("gap to"));
+    let server = KeepAliveServer::start(keep_alive).await;
+    // The client keeps idle connections longer than the server: the race is possible.
+    let config = ClientConfig {
+        pool_idle_timeout_ms: setup["client_pool_idle_timeout_ms"].as_u64().expect("client idle"),
+        timeout_ms: 10_000,
+        ..ClientConfig::new(KEY, server.url.clone())
+    };
+    let client = Client::new(config).expect("client");
+    let unknown = Arc::new(AtomicUsize::new(0));
+    let other = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let workers: Vec<_> = (0..sequences)
+        .map(|worker| {
+            let (client, unknown, other) = (client.clone(), Arc::clone(&unknown), Arc::clone(&other));
+            tokio::spawn(async move {
+                let mut rng = fastrand::Rng::with_seed(worker as u64);
+                for round in 0..charges / sequences {
+                    match client.initiate_charge(&charge(&format!("B75-{worker}-{round}"))).await {
+                        Ok(_) => {}
+                        Err(SikaError::ChargeOutcomeUnknown { .. }) => {
+                            unknown.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(error) => other.lock().expect("lock").push(error),
+                    }
+                    tokio::time::sleep(Duration::from_millis(rng.u64(gap_min..=gap_max))).await;
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.await.expect("worker");
+    }
+    let sent = (charges / sequences * sequences) as u64;
+    let received = server.received.load(Ordering::Relaxed);
+    let unknown = unknown.load(Ordering::Relaxed);
+    let other = other.lock().expect("lock");
+    // Every charge the server received it answered: each must be a success. A charge it never
+    // received must not be reported unknown. So: no unknown, no other error, all received.
+    assert_eq!(unknown, 0, "{unknown} of {sent} charges reported unknown; the server received {received}");
+    assert!(other.is_empty(), "{other:?}");
+    assert_eq!(received, sent, "each charge reached the server once");
+    eprintln!("b75: {sent} charges, {} connections", server.accepted.load(Ordering::Relaxed));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b75_an_idle_connection_is_not_reused_after_the_pool_idle_timeout() {
+    let server = KeepAliveServer::start(Duration::from_secs(10)).await;
+    let config = ClientConfig { pool_idle_timeout_ms: 100, ..ClientConfig::new(KEY, server.url.clone()) };
+    let client = Client::new(config).expect("client");
+    // Reads are pooled: a GET answered, then another within the idle timeout reuses it.
+    let verify = |client: Client| async move { client.list_mobile_money_providers(Some("GH")).await };
+    let _ = verify(client.clone()).await; // the server answers a charge shape: a typed error, fine
+    let _ = verify(client.clone()).await;
+    assert_eq!(server.accepted.load(Ordering::Relaxed), 1, "the second read reused the connection");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let _ = verify(client.clone()).await;
+    assert_eq!(server.accepted.load(Ordering::Relaxed), 2, "after the idle timeout, a new connection");
+}
+
+#[test]
+fn b76_with_options_shares_the_connection_and_keeps_its_own_timeout() {
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&support::transaction_object("B76-SEEDED", "successful", "100.10"));
+    let client =
+        sika_core::BlockingClient::new(ClientConfig { timeout_ms: 10_000, ..sandbox.config() }).expect("client");
+    let quick = client.with_options(CallOptions { timeout_ms: Some(300), max_retries: Some(0) }).expect("view");
+    let before = sandbox.connections().accepted;
+    client.verify_transaction("B76-SEEDED").expect("the client");
+    quick.verify_transaction("B76-SEEDED").expect("the view");
+    client.verify_transaction("B76-SEEDED").expect("the client again");
+    // The three calls went over one connection; the count read is the control request's own.
+    let after = sandbox.connections().accepted;
+    assert_eq!(after - before, 2, "one connection for the three calls, one for the control request");
+
+    sandbox.fault("/transaction/verify", "delay", 2, json!({"delay_ms": 1_500}));
+    let started = Instant::now();
+    let outcome = quick.verify_transaction("B76-SEEDED");
+    assert!(matches!(outcome, Err(SikaError::Timeout)), "{outcome:?}");
+    assert!(started.elapsed() < Duration::from_millis(1_400), "the view's 300 ms: {:?}", started.elapsed());
+    client.verify_transaction("B76-SEEDED").expect("the client's own 10 s budget outlasts the delay");
+
+    for bad in [0, ClientConfig::MAX_TIMEOUT_MS + 1] {
+        let outcome = client.with_options(CallOptions { timeout_ms: Some(bad), ..CallOptions::default() });
+        assert!(matches!(outcome, Err(SikaError::Configuration { .. })), "{bad}: {outcome:?}");
+    }
+    // One pool: shutting the view down shuts the client down.
+    quick.shutdown();
+    assert!(matches!(client.verify_transaction("B76-SEEDED"), Err(SikaError::Configuration { .. })));
+}
