@@ -204,6 +204,9 @@ impl Transport {
 
     /// One request within `deadline`. `sent` becomes `Maybe` once the request is handed to a
     /// connection, and `No` again when that connection could not be made.
+    // One request's parts and its bookkeeping, each distinct; a struct for them would only be
+    // unpacked again here.
+    #[allow(clippy::too_many_arguments)]
     async fn attempt(
         &self,
         http: &reqwest::Client,
