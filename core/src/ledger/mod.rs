@@ -501,7 +501,12 @@ impl Ledger {
 
     /// Records a decision made by the client; a `Fulfil` becomes a claim, or "already
     /// fulfilled"/"in progress" when another caller got there first.
-    async fn conclude(&self, reference: &str, decision: WebhookDecision, source: EventSource) -> Result<LedgerDecision> {
+    async fn conclude(
+        &self,
+        reference: &str,
+        decision: WebhookDecision,
+        source: EventSource,
+    ) -> Result<LedgerDecision> {
         let now = now_micros();
         let (kind, status, detail) = match &decision {
             WebhookDecision::Fulfil { transaction } => {
@@ -607,7 +612,8 @@ struct Row {
 
 impl Row {
     fn expected(&self) -> Result<ExpectedPayment> {
-        let amount = self.amount.parse().map_err(|_| storage(format!("amount `{}` unreadable in the ledger", self.amount)))?;
+        let amount =
+            self.amount.parse().map_err(|_| storage(format!("amount `{}` unreadable in the ledger", self.amount)))?;
         Ok(ExpectedPayment { amount, currency: self.currency.clone() })
     }
 

@@ -31,10 +31,14 @@ pub(super) struct PgStore {
 impl PgStore {
     pub(super) async fn open(url: &SecretUrl, options: &PostgresOptions) -> Result<Self> {
         let raw = url.expose();
-        let password = url::Url::parse(raw).ok().and_then(|u| u.password().map(str::to_owned)).filter(|p| !p.is_empty());
+        let password =
+            url::Url::parse(raw).ok().and_then(|u| u.password().map(str::to_owned)).filter(|p| !p.is_empty());
         let mut config: Config = raw.parse().map_err(|e: tokio_postgres::Error| {
             let reason = scrub_text(&e.to_string(), password.as_deref(), Some(raw));
-            SikaError::invalid_input("url", format!("not a PostgreSQL URL (postgresql://user:password@host/db): {reason}"))
+            SikaError::invalid_input(
+                "url",
+                format!("not a PostgreSQL URL (postgresql://user:password@host/db): {reason}"),
+            )
         })?;
         let password = password.or_else(|| config.get_password().map(|p| String::from_utf8_lossy(p).into_owned()));
         config.connect_timeout(Duration::from_millis(options.connect_timeout_ms.max(1)));
@@ -214,7 +218,8 @@ impl PgStore {
         tx.commit().await.map_err(|e| self.error(&e))?;
         recorded
             .map(|(amount, currency)| {
-                let amount = amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
+                let amount =
+                    amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
                 Ok(ExpectedPayment { amount, currency })
             })
             .transpose()
@@ -373,7 +378,13 @@ impl PgStore {
                 )
                 .await?
                 .iter()
-                .map(|r| EventRow { at: r.get(0), source: r.get(1), kind: r.get(2), status: r.get(3), detail: r.get(4) })
+                .map(|r| EventRow {
+                    at: r.get(0),
+                    source: r.get(1),
+                    kind: r.get(2),
+                    status: r.get(3),
+                    detail: r.get(4),
+                })
                 .collect();
             Ok(Some((read_row(&row), events)))
         }
@@ -476,7 +487,11 @@ mod tests {
 
     #[test]
     fn scrubs_the_password() {
-        let text = scrub_text("auth failed for pa55 at postgresql://u:pa55@h/db", Some("pa55"), Some("postgresql://u:pa55@h/db"));
+        let text = scrub_text(
+            "auth failed for pa55 at postgresql://u:pa55@h/db",
+            Some("pa55"),
+            Some("postgresql://u:pa55@h/db"),
+        );
         assert!(!text.contains("pa55"), "{text}");
     }
 }

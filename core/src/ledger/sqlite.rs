@@ -94,7 +94,8 @@ impl SqliteStore {
         expected: &ExpectedPayment,
         now: i64,
     ) -> Result<Option<ExpectedPayment>> {
-        let (reference, amount, currency) = (reference.to_owned(), expected.amount.to_string(), expected.currency.clone());
+        let (reference, amount, currency) =
+            (reference.to_owned(), expected.amount.to_string(), expected.currency.clone());
         let recorded = self
             .run(move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -118,7 +119,8 @@ impl SqliteStore {
             .await?;
         recorded
             .map(|(amount, currency)| {
-                let amount = amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
+                let amount =
+                    amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
                 Ok(ExpectedPayment { amount, currency })
             })
             .transpose()

@@ -76,16 +76,20 @@ impl Cluster {
     pub fn start_server(&self) {
         let options = format!(
             "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} -c fsync=off \
-             -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+             -c max_connections=200",
             self.port,
             path_str(&self.dir)
         );
         let log = self.dir.join("log");
         let data = self.data();
-        self.run_ok("pg_ctl", &["-D", path_str(&data), "-l", path_str(&log), "-w", "-t", "60", "-o", &options, "start"]);
+        self.run_ok(
+            "pg_ctl",
+            &["-D", path_str(&data), "-l", path_str(&log), "-w", "-t", "60", "-o", &options, "start"],
+        );
     }
 
-    /// Stops the server at once (`immediate`: like a crash, open connections are cut).
+    /// Stops the server at once (`immediate`: like a crash, open connections are cut; committed
+    /// transactions survive, `synchronous_commit` being on).
     pub fn stop(&self) {
         let data = self.data();
         self.run_ok("pg_ctl", &["-D", path_str(&data), "-m", "immediate", "-w", "stop"]);

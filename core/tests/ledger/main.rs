@@ -55,7 +55,9 @@ impl Db {
                 let options = PostgresOptions { lease_ms, connect_timeout_ms: 3_000, ..PostgresOptions::default() };
                 Ledger::postgres(SecretUrl::from(cluster.url()), options).await
             }
-            None => Ledger::sqlite_with(self.dir.join("ledger.db"), SqliteOptions { lease_ms, ..Default::default() }).await,
+            None => {
+                Ledger::sqlite_with(self.dir.join("ledger.db"), SqliteOptions { lease_ms, ..Default::default() }).await
+            }
         }
     }
 }
@@ -109,10 +111,13 @@ async fn b130_expect_records_once_and_never_overwrites(backend: Backend) {
     let ledger = db.open(LONG_LEASE_MS).await;
     ledger.expect("B130-1", &order("25.50")).await.expect("first expectation");
     // The same values again (25.5 == 25.50, currency in any case): a no-op.
-    ledger.expect("B130-1", &ExpectedPayment { amount: "25.5".parse().expect("amount"), currency: "ghs".into() })
+    ledger
+        .expect("B130-1", &ExpectedPayment { amount: "25.5".parse().expect("amount"), currency: "ghs".into() })
         .await
         .expect("same values again");
-    for different in [order("25.51"), ExpectedPayment { amount: "25.50".parse().expect("amount"), currency: "KES".into() }] {
+    for different in
+        [order("25.51"), ExpectedPayment { amount: "25.50".parse().expect("amount"), currency: "KES".into() }]
+    {
         match ledger.expect("B130-1", &different).await {
             Err(SikaError::InvalidInput { field, reason }) => {
                 assert_eq!(field, "expected");
@@ -206,11 +211,14 @@ async fn b131_concurrent_deliveries_and_settles_fulfil_exactly_once(backend: Bac
 on_both!(b131_concurrent_deliveries_and_settles_fulfil_exactly_once);
 
 async fn b132_an_unmarked_claim_is_offered_again_once_and_the_lost_claim_is_claim_lost(backend: Backend) {
-    const LEASE_MS: u64 = 400;
+    const LEASE_MS: u64 = 1_500;
     let db = Db::new(backend);
     let sandbox = Sandbox::start();
     let client = sandbox.client();
-    let (a, b) = (db.open(LEASE_MS).await, db.open(LEASE_MS).await);
+    // `a` takes the first claim with a short lease; the re-offer goes to callers whose own
+    // lease is long, so that a slow machine cannot expire it again during the test.
+    let (a, b) = (db.open(LEASE_MS).await, db.open(LONG_LEASE_MS).await);
+    let c = db.open(LONG_LEASE_MS).await;
     seed(&sandbox, "B132-1", "successful", "100.10");
     a.expect("B132-1", &order("100.10")).await.expect("expect");
 
@@ -225,7 +233,7 @@ async fn b132_an_unmarked_claim_is_offered_again_once_and_the_lost_claim_is_clai
     tokio::time::sleep(Duration::from_millis(LEASE_MS + 100)).await;
     let mut calls = Vec::new();
     for i in 0..12 {
-        let ledger = if i % 2 == 0 { &a } else { &b };
+        let ledger = if i % 2 == 0 { &c } else { &b };
         let client = &client;
         calls.push(async move {
             if i % 3 == 0 {
