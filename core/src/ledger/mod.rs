@@ -324,7 +324,7 @@ pub struct Ledger {
 
 enum Store {
     Sqlite(sqlite::SqliteStore),
-    Postgres(postgres::PgStore),
+    Postgres(Box<postgres::PgStore>),
 }
 
 /// The backend and its settings; never the PostgreSQL URL.
@@ -358,7 +358,7 @@ impl Ledger {
     pub async fn postgres(url: SecretUrl, options: PostgresOptions) -> Result<Self> {
         let lease = lease(options.lease_ms)?;
         let store = postgres::PgStore::open(&url, &options).await?;
-        Ok(Self { store: Store::Postgres(store), lease })
+        Ok(Self { store: Store::Postgres(Box::new(store)), lease })
     }
 
     /// How long a claim lasts.

@@ -490,3 +490,160 @@ on_both!(b138_payment_returns_the_audit_trail);
 async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
     futures_util::future::join_all(futures).await
 }
+
+/// Where a worker process finds the database: `sqlite:PATH` or `postgres:URL`.
+fn worker_db_spec(db: &Db) -> String {
+    match &db.cluster {
+        Some(cluster) => format!("postgres:{}", cluster.url()),
+        None => format!("sqlite:{}", db.dir.join("ledger.db").display()),
+    }
+}
+
+/// Starts this test binary again as a worker process (`ledger_worker_process`).
+fn spawn_worker(db: &Db, sandbox: &Sandbox, mode: &str, references: &[String], lease_ms: u64) -> std::process::Child {
+    std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args(["--exact", "ledger_worker_process", "--ignored", "--nocapture", "--test-threads", "1"])
+        .env("SIKA_LEDGER_WORKER_DB", worker_db_spec(db))
+        .env("SIKA_LEDGER_WORKER_SANDBOX", &sandbox.url)
+        .env("SIKA_LEDGER_WORKER_MODE", mode)
+        .env("SIKA_LEDGER_WORKER_REFERENCES", references.join(","))
+        .env("SIKA_LEDGER_WORKER_LEASE_MS", lease_ms.to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("worker process starts")
+}
+
+/// The lines a worker printed that start with `LEDGER `.
+fn worker_lines(stdout: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stdout).lines().filter(|l| l.starts_with("LEDGER ")).map(str::to_owned).collect()
+}
+
+/// The worker of B139, run only as a child process by the B139 tests (ignored otherwise). Mode
+/// `deliver`: 8 threads, each delivering every reference's notification 3 times mixed with a
+/// settle, marking what it is given; prints `LEDGER FULFIL <reference>` per claim. Mode
+/// `claim-and-hang`: takes the first reference's claim, prints `LEDGER CLAIMED`, and waits to be
+/// killed.
+#[test]
+#[ignore = "a worker process of the B139 tests, started by them"]
+fn ledger_worker_process() {
+    let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name}: run by the B139 tests only"));
+    let (db, sandbox_url, mode) =
+        (var("SIKA_LEDGER_WORKER_DB"), var("SIKA_LEDGER_WORKER_SANDBOX"), var("SIKA_LEDGER_WORKER_MODE"));
+    let references: Vec<String> = var("SIKA_LEDGER_WORKER_REFERENCES").split(',').map(str::to_owned).collect();
+    let lease_ms: u64 = var("SIKA_LEDGER_WORKER_LEASE_MS").parse().expect("lease");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(8).enable_all().build().expect("runtime");
+    runtime.block_on(async move {
+        let mut config = sika_core::ClientConfig::new(support::KEY, sandbox_url);
+        config.timeout_ms = 20_000;
+        let client = Arc::new(sika_core::Client::new(config).expect("client"));
+        let ledger = Arc::new(match db.split_once(':').expect("spec") {
+            ("sqlite", path) => {
+                Ledger::sqlite_with(path, SqliteOptions { lease_ms, ..Default::default() }).await.expect("sqlite")
+            }
+            (_, url) => {
+                let options = PostgresOptions { lease_ms, ..Default::default() };
+                Ledger::postgres(SecretUrl::from(url), options).await.expect("postgres")
+            }
+        });
+        if mode == "claim-and-hang" {
+            let claim = claim_of(&ledger.settle(&client, &references[0]).await.expect("decision"));
+            println!("LEDGER CLAIMED {} {}", claim.reference, claim.offer);
+            tokio::time::sleep(Duration::from_secs(600)).await;
+            return;
+        }
+        let mut tasks = Vec::new();
+        for thread in 0..8 {
+            let (ledger, client, references) = (Arc::clone(&ledger), Arc::clone(&client), references.clone());
+            tasks.push(tokio::spawn(async move {
+                for round in 0..4 {
+                    for reference in &references {
+                        let decision = if (thread + round) % 4 == 3 {
+                            ledger.settle(&client, reference).await
+                        } else {
+                            ledger.handle_webhook(&client, &notification(reference)).await
+                        }
+                        .expect("a decision");
+                        match &decision {
+                            LedgerDecision::Fulfil { claim, .. } => {
+                                println!("LEDGER FULFIL {reference}");
+                                ledger.mark_fulfilled(claim).await.expect("mark");
+                            }
+                            LedgerDecision::AlreadyFulfilled { .. } | LedgerDecision::InProgress { .. } => {}
+                            other => panic!("{reference}: {other:?}"),
+                        }
+                    }
+                }
+            }));
+        }
+        for task in tasks {
+            task.await.expect("worker task");
+        }
+    });
+}
+
+async fn b139_four_processes_of_eight_threads_fulfil_exactly_once(backend: Backend) {
+    let db = Db::new(backend);
+    let sandbox = Sandbox::start();
+    let ledger = db.open(LONG_LEASE_MS).await;
+    let references: Vec<String> = (0..5).map(|i| format!("B139-{i}")).collect();
+    for reference in &references {
+        seed(&sandbox, reference, "successful", "100.10");
+        ledger.expect(reference, &order("100.10")).await.expect("expect");
+    }
+    let workers: Vec<_> = (0..4).map(|_| spawn_worker(&db, &sandbox, "deliver", &references, LONG_LEASE_MS)).collect();
+    let mut fulfilled = Vec::new();
+    for worker in workers {
+        let output = tokio::task::spawn_blocking(move || worker.wait_with_output()).await.expect("join").expect("wait");
+        assert!(output.status.success(), "a worker failed: {:?}", output.status);
+        fulfilled.extend(worker_lines(&output.stdout));
+    }
+    for reference in &references {
+        let count = fulfilled.iter().filter(|l| **l == format!("LEDGER FULFIL {reference}")).count();
+        assert_eq!(count, 1, "{reference}: exactly one Fulfil across the processes: {fulfilled:?}");
+        let record = ledger.payment(reference).await.expect("read").expect("recorded");
+        assert_eq!((record.claims_offered, record.fulfilled_at.is_some()), (1, true));
+    }
+}
+on_both!(b139_four_processes_of_eight_threads_fulfil_exactly_once);
+
+async fn b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_lease(backend: Backend) {
+    const LEASE_MS: u64 = 1_500;
+    let db = Db::new(backend);
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    let ledger = db.open(LONG_LEASE_MS).await;
+    let references = vec!["B139-KILLED".to_owned()];
+    seed(&sandbox, &references[0], "successful", "100.10");
+    ledger.expect(&references[0], &order("100.10")).await.expect("expect");
+    let mut worker = spawn_worker(&db, &sandbox, "claim-and-hang", &references, LEASE_MS);
+    let stdout = worker.stdout.take().expect("stdout");
+    let first = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).expect("read");
+        line
+    })
+    .await
+    .expect("join");
+    assert_eq!(first.trim(), "LEDGER CLAIMED B139-KILLED 1");
+    worker.kill().expect("SIGKILL");
+    worker.wait().expect("reaped");
+    let during = ledger.handle_webhook(&client, &notification("B139-KILLED")).await.expect("decision");
+    assert_eq!(during.kind(), LedgerDecisionKind::InProgress, "{during:?}");
+    tokio::time::sleep(Duration::from_millis(LEASE_MS + 200)).await;
+    let body = notification("B139-KILLED");
+    let after: Vec<LedgerDecision> = futures_join_all((0..8).map(|_| ledger.handle_webhook(&client, &body)).collect())
+        .await
+        .into_iter()
+        .map(|d| d.expect("decision"))
+        .collect();
+    let offers: Vec<u32> = after
+        .iter()
+        .filter_map(|d| match d {
+            LedgerDecision::Fulfil { claim, .. } => Some(claim.offer),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(offers, [2], "exactly one more offer after the lease: {after:?}");
+}
+on_both!(b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_lease);
