@@ -514,9 +514,13 @@ fn spawn_worker(db: &Db, sandbox: &Sandbox, mode: &str, references: &[String], l
         .expect("worker process starts")
 }
 
-/// The lines a worker printed that start with `LEDGER `.
+/// The worker's `LEDGER ...` lines (the test harness may print `test NAME ... ` before one).
 fn worker_lines(stdout: &[u8]) -> Vec<String> {
-    String::from_utf8_lossy(stdout).lines().filter(|l| l.starts_with("LEDGER ")).map(str::to_owned).collect()
+    String::from_utf8_lossy(stdout).lines().filter_map(worker_line).collect()
+}
+
+fn worker_line(line: &str) -> Option<String> {
+    line.find("LEDGER ").map(|at| line[at..].to_owned())
 }
 
 /// The worker of B139, run only as a child process by the B139 tests (ignored otherwise). Mode
@@ -619,9 +623,9 @@ async fn b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_
     let mut worker = spawn_worker(&db, &sandbox, "claim-and-hang", &references, LEASE_MS);
     let stdout = worker.stdout.take().expect("stdout");
     let first = tokio::task::spawn_blocking(move || {
-        let mut line = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).expect("read");
-        line
+        // The worker's first `LEDGER ` line (the test harness prints its own lines too).
+        let lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+        lines.map_while(|l| l.ok()).find_map(|l| worker_line(&l)).unwrap_or_default()
     })
     .await
     .expect("join");
