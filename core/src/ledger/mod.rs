@@ -11,6 +11,24 @@
 //! caller that crashes after fulfilling and before marking loses its claim when the lease
 //! expires, and the next webhook, settle or reconcile is offered it again (once per expiry): the
 //! fulfilment code must still be idempotent on the reference for that case.
+//!
+//! ```rust,no_run
+//! # async fn example(client: sika_core::Client, body: Vec<u8>) -> sika_core::Result<()> {
+//! use sika_core::ExpectedPayment;
+//! use sika_core::ledger::{Ledger, LedgerDecision};
+//!
+//! let ledger = Ledger::sqlite("orders-ledger.db").await?;   // or Ledger::postgres(url, options)
+//! ledger.expect("ORDER-1001", &ExpectedPayment { amount: "25.50".parse()?, currency: "GHS".into() }).await?;
+//! // In the webhook handler:
+//! let decision = ledger.handle_webhook(&client, &body).await?;
+//! if let LedgerDecision::Fulfil { claim, .. } = &decision {
+//!     // ship ORDER-1001, then:
+//!     ledger.mark_fulfilled(claim).await?;
+//! }
+//! let _answer = decision.http_status();
+//! # Ok(())
+//! # }
+//! ```
 
 mod postgres;
 mod sqlite;
