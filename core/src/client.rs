@@ -229,6 +229,14 @@ impl Client {
         Ok(decision)
     }
 
+    /// `confirm_payment`'s answer as the decision a notification would get, its reasons
+    /// scrubbed like `handle_webhook`'s: the ledger's `settle` (ADR 0046).
+    #[cfg(feature = "ledger")]
+    pub(crate) async fn settle_decision(&self, reference: &str, expected: &ExpectedPayment) -> Result<WebhookDecision> {
+        let check = self.confirm_payment(reference, expected).await?;
+        Ok(scrub_decision(webhook::from_check(check), &self.inner.secret_key))
+    }
+
     /// Verifies `reference` while it is pending (the customer has not answered the USSD prompt
     /// yet), on the schedule of `options`, and returns the transaction once its status is
     /// final. Ends with `Timeout` at the deadline, or `Cancelled` when `options.cancellation` is
@@ -421,6 +429,8 @@ fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
         | SikaError::RateLimited { .. }
         | SikaError::Timeout
         | SikaError::Cancelled) => other,
+        #[cfg(feature = "ledger")]
+        other @ (SikaError::Storage { .. } | SikaError::ClaimLost { .. }) => other,
     }
 }
 

@@ -81,6 +81,23 @@ pub enum SikaError {
         /// What is wrong.
         reason: String,
     },
+    /// The ledger's database failed (down, locked past its busy timeout, full, or the
+    /// connection was lost mid-change): nothing was recorded half-way and no claim was given.
+    /// Try again once the database is back (ADR 0046).
+    #[cfg(feature = "ledger")]
+    #[error("ledger storage error: {reason}")]
+    Storage {
+        /// What the database reported (never the URL's password).
+        reason: String,
+    },
+    /// `mark_fulfilled` on a claim whose lease expired and that was offered again: another
+    /// caller holds the reference's claim now (ADR 0046).
+    #[cfg(feature = "ledger")]
+    #[error("the claim on reference `{reference}` was lost: its lease expired and it was offered again")]
+    ClaimLost {
+        /// The claim's reference.
+        reference: String,
+    },
 }
 
 fn retry_after_text(seconds: Option<i64>) -> String {

@@ -47,6 +47,9 @@ pub mod decode;
 mod error;
 #[cfg(feature = "uniffi")]
 pub mod ffi;
+// The payments ledger (ADR 0046): off by default for now; the bindings will enable it.
+#[cfg(feature = "ledger")]
+pub mod ledger;
 mod models;
 mod process;
 mod redact;

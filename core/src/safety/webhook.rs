@@ -258,7 +258,12 @@ pub(crate) fn decide(
         }
         Err(error) => return WebhookDecision::RetryLater { reason: format!("could not verify: {error}") },
     };
-    match check_payment(transaction, reference, expected) {
+    from_check(check_payment(transaction, reference, expected))
+}
+
+/// The decision for a verified payment's check against the order (also the ledger's `settle`).
+pub(crate) fn from_check(check: PaymentCheck) -> WebhookDecision {
+    match check {
         PaymentCheck::Confirmed { transaction } => WebhookDecision::Fulfil { transaction },
         PaymentCheck::NotYet { .. } => {
             WebhookDecision::RetryLater { reason: "the transaction is still pending".to_owned() }

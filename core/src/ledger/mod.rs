@@ -1,0 +1,780 @@
+//! The payments ledger (ADR 0046): the decision, the claim to fulfil and the audit trail of
+//! every reference, on the merchant's database (SQLite embedded, PostgreSQL across machines).
+//!
+//! The ledger decides nothing itself: [`Client::handle_webhook`] and [`Client::confirm_payment`]
+//! decide, against the expectation the ledger recorded; the ledger then gives the claim to fulfil
+//! to exactly one caller per lease, records every decision, and answers the others "already
+//! fulfilled" or "in progress".
+//!
+//! What "exactly once" means here: for one reference, at most one caller at a time holds a live
+//! claim, and once [`Ledger::mark_fulfilled`] succeeds no caller is ever offered it again. A
+//! caller that crashes after fulfilling and before marking loses its claim when the lease
+//! expires, and the next webhook, settle or reconcile is offered it again (once per expiry): the
+//! fulfilment code must still be idempotent on the reference for that case.
+//!
+//! ```rust,no_run
+//! # async fn example(client: sika_core::Client, body: Vec<u8>) -> sika_core::Result<()> {
+//! use sika_core::ExpectedPayment;
+//! use sika_core::ledger::{Ledger, LedgerDecision};
+//!
+//! let ledger = Ledger::sqlite("orders-ledger.db").await?;   // or Ledger::postgres(url, options)
+//! ledger.expect("ORDER-1001", &ExpectedPayment { amount: "25.50".parse()?, currency: "GHS".into() }).await?;
+//! // In the webhook handler:
+//! let decision = ledger.handle_webhook(&client, &body).await?;
+//! if let LedgerDecision::Fulfil { claim, .. } = &decision {
+//!     // ship ORDER-1001, then:
+//!     ledger.mark_fulfilled(claim).await?;
+//! }
+//! let _answer = decision.http_status();
+//! # Ok(())
+//! # }
+//! ```
+
+mod postgres;
+mod sqlite;
+
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::DateTime;
+
+use crate::client::Client;
+use crate::error::{Result, SikaError};
+use crate::models::Transaction;
+use crate::safety::confirm::{self, ExpectedPayment};
+use crate::safety::webhook::{self, WebhookDecision, WebhookDecisionKind};
+use crate::secret::SecretUrl;
+use crate::timestamp::Timestamp;
+use crate::validation;
+
+/// The schema version this SDK writes (`sika_schema_version.version`).
+pub const SCHEMA_VERSION: i64 = 1;
+/// How long a claim lasts unless configured: 5 minutes.
+pub const DEFAULT_LEASE_MS: u64 = 5 * 60 * 1000;
+
+/// Settings of a SQLite ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqliteOptions {
+    /// How long a claim lasts before it is offered again, in milliseconds (default 5 minutes).
+    pub lease_ms: u64,
+    /// How long a change waits for another connection's write lock before it is a `Storage`
+    /// error, in milliseconds (default 5 s).
+    pub busy_timeout_ms: u64,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        Self { lease_ms: DEFAULT_LEASE_MS, busy_timeout_ms: 5_000 }
+    }
+}
+
+/// Settings of a PostgreSQL ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostgresOptions {
+    /// The PostgreSQL schema of the `sika_` tables (created if missing); `None`: `public`.
+    pub schema: Option<String>,
+    /// How long a claim lasts before it is offered again, in milliseconds (default 5 minutes).
+    pub lease_ms: u64,
+    /// Connections this ledger keeps open at most (default 8).
+    pub max_connections: u32,
+    /// How long connecting may take, in milliseconds (default 5 s).
+    pub connect_timeout_ms: u64,
+}
+
+impl Default for PostgresOptions {
+    fn default() -> Self {
+        Self { schema: None, lease_ms: DEFAULT_LEASE_MS, max_connections: 8, connect_timeout_ms: 5_000 }
+    }
+}
+
+/// The right to fulfil one reference, given to exactly one caller per lease. Hand it back to
+/// [`Ledger::mark_fulfilled`] once the order is fulfilled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The order's reference.
+    pub reference: String,
+    /// This claim's identity (random; not a secret).
+    pub token: String,
+    /// Which offer of the reference this is: 1 for the first, 2 after one lease expired, ...
+    pub offer: u32,
+    /// When the lease ends; after it the reference may be offered again.
+    pub lease_expires_at: Timestamp,
+}
+
+/// What the ledger decided for a notification or a settle call, and how to answer it
+/// (`http_status()`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LedgerDecision {
+    /// Verified paid, in full, and this caller holds the claim: fulfil the order, then
+    /// [`Ledger::mark_fulfilled`].
+    Fulfil {
+        /// The claim to mark once fulfilled.
+        claim: Claim,
+        /// The verified transaction.
+        transaction: Transaction,
+    },
+    /// The order was fulfilled (marked) already: nothing to do.
+    AlreadyFulfilled {
+        /// The order's reference.
+        reference: String,
+        /// When it was marked fulfilled.
+        fulfilled_at: Timestamp,
+    },
+    /// Another caller holds a live claim: nothing to do now. If that caller never marks it,
+    /// the reference is offered again after `lease_expires_at`.
+    InProgress {
+        /// The order's reference.
+        reference: String,
+        /// When the other caller's lease ends.
+        lease_expires_at: Timestamp,
+    },
+    /// As [`WebhookDecision::Investigate`]: recorded, never fulfilled.
+    Investigate {
+        /// The verified transaction.
+        transaction: Transaction,
+        /// What does not add up.
+        reason: String,
+    },
+    /// As [`WebhookDecision::Ignore`].
+    Ignore {
+        /// Why.
+        reason: String,
+    },
+    /// As [`WebhookDecision::RetryLater`].
+    RetryLater {
+        /// Why.
+        reason: String,
+    },
+    /// As [`WebhookDecision::Reject`]; also a reference the ledger does not expect (nothing is
+    /// sent to the service then).
+    Reject {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The kind of a [`LedgerDecision`], without its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LedgerDecisionKind {
+    /// See [`LedgerDecision::Fulfil`].
+    Fulfil,
+    /// See [`LedgerDecision::AlreadyFulfilled`].
+    AlreadyFulfilled,
+    /// See [`LedgerDecision::InProgress`].
+    InProgress,
+    /// See [`LedgerDecision::Investigate`].
+    Investigate,
+    /// See [`LedgerDecision::Ignore`].
+    Ignore,
+    /// See [`LedgerDecision::RetryLater`].
+    RetryLater,
+    /// See [`LedgerDecision::Reject`].
+    Reject,
+}
+
+impl LedgerDecisionKind {
+    /// The HTTP status to answer a notification with: 200 for everything acknowledged (a
+    /// claim given, already fulfilled, in progress, investigate, ignore), 503 to ask for a
+    /// redelivery, 400 for a notification that is not genuine or not expected.
+    pub fn http_status(self) -> i32 {
+        match self {
+            Self::Fulfil | Self::AlreadyFulfilled | Self::InProgress => 200,
+            Self::Investigate => WebhookDecisionKind::Investigate.http_status(),
+            Self::Ignore => WebhookDecisionKind::Ignore.http_status(),
+            Self::RetryLater => WebhookDecisionKind::RetryLater.http_status(),
+            Self::Reject => WebhookDecisionKind::Reject.http_status(),
+        }
+    }
+}
+
+impl LedgerDecision {
+    /// The decision's kind.
+    pub fn kind(&self) -> LedgerDecisionKind {
+        match self {
+            Self::Fulfil { .. } => LedgerDecisionKind::Fulfil,
+            Self::AlreadyFulfilled { .. } => LedgerDecisionKind::AlreadyFulfilled,
+            Self::InProgress { .. } => LedgerDecisionKind::InProgress,
+            Self::Investigate { .. } => LedgerDecisionKind::Investigate,
+            Self::Ignore { .. } => LedgerDecisionKind::Ignore,
+            Self::RetryLater { .. } => LedgerDecisionKind::RetryLater,
+            Self::Reject { .. } => LedgerDecisionKind::Reject,
+        }
+    }
+
+    /// The HTTP status to answer the notification with (see [`LedgerDecisionKind::http_status`]).
+    pub fn http_status(&self) -> i32 {
+        self.kind().http_status()
+    }
+
+    /// Whether to answer HTTP 200 (the service then stops delivering this notification).
+    pub fn acknowledge(&self) -> bool {
+        self.http_status() == 200
+    }
+}
+
+/// Who made a recorded decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventSource {
+    /// [`Ledger::expect`].
+    Expect,
+    /// [`Ledger::handle_webhook`].
+    Webhook,
+    /// [`Ledger::settle`].
+    Settle,
+    /// A reconciliation run.
+    Reconcile,
+    /// [`Ledger::mark_fulfilled`].
+    MarkFulfilled,
+}
+
+/// What a recorded event says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// The expected payment was recorded.
+    Expected,
+    /// A claim was given (`Fulfil`).
+    Fulfil,
+    /// Answered "already fulfilled".
+    AlreadyFulfilled,
+    /// Answered "in progress".
+    InProgress,
+    /// Decided `Investigate`.
+    Investigate,
+    /// Decided `Ignore`.
+    Ignore,
+    /// Decided `RetryLater`.
+    RetryLater,
+    /// Decided `Reject`.
+    Reject,
+    /// The claim was marked fulfilled.
+    Fulfilled,
+}
+
+macro_rules! text_enum {
+    ($name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        impl $name {
+            /// The text stored in the database.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),+ }
+            }
+
+            fn parse(text: &str) -> Result<Self> {
+                match text {
+                    $($text => Ok(Self::$variant),)+
+                    other => Err(storage(format!("unknown {} `{other}` in the ledger", stringify!($name)))),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+text_enum!(EventSource {
+    Expect => "expect",
+    Webhook => "webhook",
+    Settle => "settle",
+    Reconcile => "reconcile",
+    MarkFulfilled => "mark_fulfilled",
+});
+
+text_enum!(EventKind {
+    Expected => "expected",
+    Fulfil => "fulfil",
+    AlreadyFulfilled => "already_fulfilled",
+    InProgress => "in_progress",
+    Investigate => "investigate",
+    Ignore => "ignore",
+    RetryLater => "retry_later",
+    Reject => "reject",
+    Fulfilled => "fulfilled",
+});
+
+/// One recorded decision about a reference: the audit trail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentEvent {
+    /// When it was recorded.
+    pub at: Timestamp,
+    /// Who decided.
+    pub source: EventSource,
+    /// What was decided.
+    pub kind: EventKind,
+    /// The transaction's status as the service reported it then, when it was verified.
+    pub status: Option<String>,
+    /// The decision's reason, or other detail.
+    pub detail: String,
+}
+
+/// What the ledger holds for one reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentRecord {
+    /// The order's reference.
+    pub reference: String,
+    /// The expected payment, as first recorded.
+    pub expected: ExpectedPayment,
+    /// When it was first expected.
+    pub created_at: Timestamp,
+    /// The last status the service reported, and when.
+    pub last_status: Option<String>,
+    /// When `last_status` was seen.
+    pub last_status_at: Option<Timestamp>,
+    /// How many claims were given (more than 1 only after leases expired).
+    pub claims_offered: u32,
+    /// When the last claim's lease ends (or ended).
+    pub claim_expires_at: Option<Timestamp>,
+    /// When the order was marked fulfilled.
+    pub fulfilled_at: Option<Timestamp>,
+    /// Every recorded decision, oldest first.
+    pub events: Vec<PaymentEvent>,
+}
+
+/// A payments ledger on SQLite or PostgreSQL (ADR 0046). Cheap to share behind an `Arc`; every
+/// operation is one database transaction per state change.
+pub struct Ledger {
+    store: Store,
+    lease: Duration,
+}
+
+enum Store {
+    Sqlite(sqlite::SqliteStore),
+    Postgres(Box<postgres::PgStore>),
+}
+
+/// The backend and its settings; never the PostgreSQL URL.
+impl fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("Ledger");
+        match &self.store {
+            Store::Sqlite(store) => s.field("sqlite", &store.path()),
+            Store::Postgres(store) => s.field("postgres_schema", &store.schema_name()),
+        };
+        s.field("lease_ms", &self.lease.as_millis()).finish()
+    }
+}
+
+impl Ledger {
+    /// Opens (creating or migrating) a ledger in the SQLite file `path`, with the default
+    /// options (a 5-minute lease).
+    pub async fn sqlite(path: impl AsRef<Path>) -> Result<Self> {
+        Self::sqlite_with(path, SqliteOptions::default()).await
+    }
+
+    /// Opens (creating or migrating) a ledger in the SQLite file `path`, in WAL mode.
+    pub async fn sqlite_with(path: impl AsRef<Path>, options: SqliteOptions) -> Result<Self> {
+        let lease = lease(options.lease_ms)?;
+        let store = sqlite::SqliteStore::open(path.as_ref().to_owned(), options.busy_timeout_ms).await?;
+        Ok(Self { store: Store::Sqlite(store), lease })
+    }
+
+    /// Connects to PostgreSQL at `url` (`postgresql://user:password@host:port/database`; the
+    /// password is never printed) and creates or migrates the tables, under an advisory lock.
+    pub async fn postgres(url: SecretUrl, options: PostgresOptions) -> Result<Self> {
+        let lease = lease(options.lease_ms)?;
+        let store = postgres::PgStore::open(&url, &options).await?;
+        Ok(Self { store: Store::Postgres(Box::new(store)), lease })
+    }
+
+    /// How long a claim lasts.
+    pub fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    /// Records what the order `reference` must be paid. The same values again (amounts equal
+    /// as decimals, currencies in any case) are a no-op; different values are `InvalidInput`
+    /// naming the reference, and the record is never overwritten.
+    pub async fn expect(&self, reference: &str, expected: &ExpectedPayment) -> Result<()> {
+        validation::reference(reference)?;
+        confirm::validate_expected(expected)?;
+        let existing = match &self.store {
+            Store::Sqlite(s) => s.expect(reference, expected, now_micros()).await?,
+            Store::Postgres(s) => s.expect(reference, expected, now_micros()).await?,
+        };
+        match existing {
+            None => Ok(()),
+            Some(recorded) if same_expectation(&recorded, expected) => Ok(()),
+            Some(recorded) => Err(SikaError::invalid_input(
+                "expected",
+                format!(
+                    "reference `{reference}` is already expected as {} {}, not {} {}: the record is never overwritten",
+                    recorded.amount, recorded.currency, expected.amount, expected.currency
+                ),
+            )),
+        }
+    }
+
+    /// Decides a webhook notification with the ledger: a reference the ledger does not expect
+    /// is `Reject` (400) with nothing sent; one already fulfilled or claimed is answered
+    /// `AlreadyFulfilled`/`InProgress` (200) with nothing sent; otherwise
+    /// [`Client::handle_webhook`] decides against the recorded expectation, and a `Fulfil`
+    /// becomes a claim for exactly one caller. Every decision is recorded.
+    pub async fn handle_webhook(&self, client: &Client, body: &[u8]) -> Result<LedgerDecision> {
+        let reference = match webhook::reference_to_verify(body) {
+            Ok(reference) => reference,
+            Err(ended) => return Ok(from_unrecorded(ended.into())),
+        };
+        let Some(row) = self.row(&reference).await? else {
+            return Ok(LedgerDecision::Reject {
+                reason: format!("reference `{reference}` is not expected by the ledger: not an order of this shop"),
+            });
+        };
+        if let Some(answer) = self.answer_without_asking(&row, EventSource::Webhook).await? {
+            return Ok(answer);
+        }
+        let decision = client.handle_webhook(body, &row.expected()?).await?;
+        self.conclude(&reference, decision, EventSource::Webhook).await
+    }
+
+    /// Verifies `reference` and decides with the ledger as [`Ledger::handle_webhook`] does
+    /// (for the order page, or after `await_final_status`): `Fulfil` with a claim to exactly
+    /// one caller. A reference the ledger does not expect is `InvalidInput`, nothing sent; the
+    /// service's errors are returned as they are (nothing recorded).
+    pub async fn settle(&self, client: &Client, reference: &str) -> Result<LedgerDecision> {
+        validation::reference(reference)?;
+        let Some(row) = self.row(reference).await? else {
+            return Err(SikaError::invalid_input(
+                "reference",
+                format!("reference `{reference}` is not expected by the ledger: record it with `expect` first"),
+            ));
+        };
+        if let Some(answer) = self.answer_without_asking(&row, EventSource::Settle).await? {
+            return Ok(answer);
+        }
+        let decision = client.settle_decision(reference, &row.expected()?).await?;
+        self.conclude(reference, decision, EventSource::Settle).await
+    }
+
+    /// Marks the claim's order fulfilled: a compare-and-set on the claim. `ClaimLost` when its
+    /// lease expired and the reference was offered again (another caller holds it now); marking
+    /// the same claim again is a no-op.
+    pub async fn mark_fulfilled(&self, claim: &Claim) -> Result<()> {
+        let step = match &self.store {
+            Store::Sqlite(s) => s.mark(claim, now_micros()).await?,
+            Store::Postgres(s) => s.mark(claim, now_micros()).await?,
+        };
+        match step {
+            MarkStep::Marked | MarkStep::AlreadyMarked => Ok(()),
+            MarkStep::Lost => Err(SikaError::ClaimLost { reference: claim.reference.clone() }),
+        }
+    }
+
+    /// The record of `reference` with its events, oldest first; `None` when never expected.
+    pub async fn payment(&self, reference: &str) -> Result<Option<PaymentRecord>> {
+        let found = match &self.store {
+            Store::Sqlite(s) => s.payment(reference).await?,
+            Store::Postgres(s) => s.payment(reference).await?,
+        };
+        let Some((row, events)) = found else { return Ok(None) };
+        let events = events
+            .into_iter()
+            .map(|e| {
+                Ok(PaymentEvent {
+                    at: timestamp(e.at)?,
+                    source: EventSource::parse(&e.source)?,
+                    kind: EventKind::parse(&e.kind)?,
+                    status: e.status,
+                    detail: e.detail,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(PaymentRecord {
+            expected: row.expected()?,
+            created_at: timestamp(row.created_at)?,
+            last_status: row.last_status,
+            last_status_at: row.last_status_at.map(timestamp).transpose()?,
+            claims_offered: u32::try_from(row.claims_offered).unwrap_or(u32::MAX),
+            claim_expires_at: row.claim_expires_at.map(timestamp).transpose()?,
+            fulfilled_at: row.fulfilled_at.map(timestamp).transpose()?,
+            reference: row.reference,
+            events,
+        }))
+    }
+
+    async fn row(&self, reference: &str) -> Result<Option<Row>> {
+        match &self.store {
+            Store::Sqlite(s) => s.row(reference).await,
+            Store::Postgres(s) => s.row(reference).await,
+        }
+    }
+
+    /// A reference fulfilled, or claimed with a live lease, is answered without asking the
+    /// service (and the answer recorded).
+    async fn answer_without_asking(&self, row: &Row, source: EventSource) -> Result<Option<LedgerDecision>> {
+        let now = now_micros();
+        let step = claim_step(&row.claim_state(), now);
+        if let ClaimStep::Offer { .. } = step {
+            return Ok(None);
+        }
+        let event = NewEvent { at: now, source, kind: step.event_kind(), status: None, detail: String::new() };
+        match &self.store {
+            Store::Sqlite(s) => s.record(&row.reference, event).await?,
+            Store::Postgres(s) => s.record(&row.reference, event).await?,
+        }
+        step.into_decision(&row.reference).map(Some)
+    }
+
+    /// Records a decision made by the client; a `Fulfil` becomes a claim, or "already
+    /// fulfilled"/"in progress" when another caller got there first.
+    async fn conclude(
+        &self,
+        reference: &str,
+        decision: WebhookDecision,
+        source: EventSource,
+    ) -> Result<LedgerDecision> {
+        let now = now_micros();
+        let (kind, status, detail) = match &decision {
+            WebhookDecision::Fulfil { transaction } => {
+                let request = ClaimRequest {
+                    now,
+                    lease_until: now.saturating_add(i64::try_from(self.lease.as_micros()).unwrap_or(i64::MAX)),
+                    token: new_token(),
+                    source,
+                    status: transaction.status.to_string(),
+                };
+                let step = match &self.store {
+                    Store::Sqlite(s) => s.claim(reference, &request).await?,
+                    Store::Postgres(s) => s.claim(reference, &request).await?,
+                };
+                let WebhookDecision::Fulfil { transaction } = decision else { unreachable!("matched above") };
+                return match step {
+                    ClaimStep::Offer { offer } => Ok(LedgerDecision::Fulfil {
+                        claim: Claim {
+                            reference: reference.to_owned(),
+                            token: request.token,
+                            offer,
+                            lease_expires_at: timestamp(request.lease_until)?,
+                        },
+                        transaction,
+                    }),
+                    other => other.into_decision(reference),
+                };
+            }
+            WebhookDecision::Investigate { transaction, reason } => {
+                (EventKind::Investigate, Some(transaction.status.to_string()), reason.clone())
+            }
+            WebhookDecision::Ignore { reason } => (EventKind::Ignore, None, reason.clone()),
+            WebhookDecision::RetryLater { reason } => (EventKind::RetryLater, None, reason.clone()),
+            WebhookDecision::Reject { reason } => (EventKind::Reject, None, reason.clone()),
+        };
+        let event = NewEvent { at: now, source, kind, status, detail };
+        match &self.store {
+            Store::Sqlite(s) => s.record(reference, event).await?,
+            Store::Postgres(s) => s.record(reference, event).await?,
+        }
+        Ok(from_unrecorded(decision))
+    }
+}
+
+/// A client decision other than `Fulfil`, as the ledger's.
+fn from_unrecorded(decision: WebhookDecision) -> LedgerDecision {
+    match decision {
+        WebhookDecision::Fulfil { .. } => {
+            unreachable!("a Fulfil is never answered without a claim")
+        }
+        WebhookDecision::Investigate { transaction, reason } => LedgerDecision::Investigate { transaction, reason },
+        WebhookDecision::Ignore { reason } => LedgerDecision::Ignore { reason },
+        WebhookDecision::RetryLater { reason } => LedgerDecision::RetryLater { reason },
+        WebhookDecision::Reject { reason } => LedgerDecision::Reject { reason },
+    }
+}
+
+fn lease(lease_ms: u64) -> Result<Duration> {
+    if lease_ms == 0 {
+        return Err(SikaError::invalid_input("lease_ms", "must be greater than zero"));
+    }
+    Ok(Duration::from_millis(lease_ms))
+}
+
+fn same_expectation(recorded: &ExpectedPayment, expected: &ExpectedPayment) -> bool {
+    recorded.amount == expected.amount && recorded.currency.eq_ignore_ascii_case(&expected.currency)
+}
+
+/// A claim's identity: random bits, the process id and the time, so that two processes forked
+/// from one parent (same generator state) still make different tokens.
+fn new_token() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{:016x}{:08x}{:x}", fastrand::u64(..), std::process::id(), nanos & 0xffff_ffff_ffff)
+}
+
+fn now_micros() -> i64 {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(since_epoch.as_micros()).unwrap_or(i64::MAX)
+}
+
+fn timestamp(micros: i64) -> Result<Timestamp> {
+    DateTime::from_timestamp_micros(micros).ok_or_else(|| storage(format!("time {micros} out of range in the ledger")))
+}
+
+pub(crate) fn storage(reason: impl Into<String>) -> SikaError {
+    SikaError::Storage { reason: crate::scrub::bounded(reason.into()) }
+}
+
+/// One `sika_payments` row, as stored.
+#[derive(Debug, Clone)]
+struct Row {
+    reference: String,
+    amount: String,
+    currency: String,
+    created_at: i64,
+    last_status: Option<String>,
+    last_status_at: Option<i64>,
+    claim_token: Option<String>,
+    claim_expires_at: Option<i64>,
+    claims_offered: i64,
+    fulfilled_at: Option<i64>,
+}
+
+impl Row {
+    fn expected(&self) -> Result<ExpectedPayment> {
+        let amount =
+            self.amount.parse().map_err(|_| storage(format!("amount `{}` unreadable in the ledger", self.amount)))?;
+        Ok(ExpectedPayment { amount, currency: self.currency.clone() })
+    }
+
+    fn claim_state(&self) -> ClaimState {
+        ClaimState {
+            token: self.claim_token.is_some(),
+            expires_at: self.claim_expires_at,
+            offers: self.claims_offered,
+            fulfilled_at: self.fulfilled_at,
+        }
+    }
+}
+
+/// One `sika_payment_events` row, as stored.
+#[derive(Debug, Clone)]
+struct EventRow {
+    at: i64,
+    source: String,
+    kind: String,
+    status: Option<String>,
+    detail: String,
+}
+
+/// An event to record.
+#[derive(Debug, Clone)]
+struct NewEvent {
+    at: i64,
+    source: EventSource,
+    kind: EventKind,
+    status: Option<String>,
+    detail: String,
+}
+
+/// A claim to try to take, in one transaction.
+#[derive(Debug, Clone)]
+struct ClaimRequest {
+    now: i64,
+    lease_until: i64,
+    token: String,
+    source: EventSource,
+    status: String,
+}
+
+/// The claim columns of a row, read under its lock.
+#[derive(Debug, Clone, Copy)]
+struct ClaimState {
+    token: bool,
+    expires_at: Option<i64>,
+    offers: i64,
+    fulfilled_at: Option<i64>,
+}
+
+/// What a claim attempt gives, decided here for both databases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ClaimStep {
+    Offer { offer: u32 },
+    AlreadyFulfilled { at: i64 },
+    InProgress { until: i64 },
+}
+
+/// The one rule of claims: fulfilled stays fulfilled; a live lease is in progress; no claim,
+/// or an expired one, is offered (the caller writes the new claim in the same transaction
+/// that read this state, so each expiry is offered once).
+fn claim_step(state: &ClaimState, now: i64) -> ClaimStep {
+    if let Some(at) = state.fulfilled_at {
+        return ClaimStep::AlreadyFulfilled { at };
+    }
+    match state.expires_at {
+        Some(until) if state.token && until > now => ClaimStep::InProgress { until },
+        _ => ClaimStep::Offer { offer: u32::try_from(state.offers.saturating_add(1)).unwrap_or(u32::MAX) },
+    }
+}
+
+impl ClaimStep {
+    fn event_kind(self) -> EventKind {
+        match self {
+            Self::Offer { .. } => EventKind::Fulfil,
+            Self::AlreadyFulfilled { .. } => EventKind::AlreadyFulfilled,
+            Self::InProgress { .. } => EventKind::InProgress,
+        }
+    }
+
+    fn into_decision(self, reference: &str) -> Result<LedgerDecision> {
+        match self {
+            Self::AlreadyFulfilled { at } => {
+                Ok(LedgerDecision::AlreadyFulfilled { reference: reference.to_owned(), fulfilled_at: timestamp(at)? })
+            }
+            Self::InProgress { until } => {
+                Ok(LedgerDecision::InProgress { reference: reference.to_owned(), lease_expires_at: timestamp(until)? })
+            }
+            Self::Offer { .. } => Err(storage("a claim offered without its token")),
+        }
+    }
+}
+
+/// What `mark_fulfilled` found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MarkStep {
+    Marked,
+    AlreadyMarked,
+    Lost,
+}
+
+/// The one rule of marking: only the current claim (same token and offer) marks.
+fn mark_step(current_token: Option<&str>, current_offer: i64, fulfilled: bool, claim: &Claim) -> MarkStep {
+    if current_token != Some(claim.token.as_str()) || current_offer != i64::from(claim.offer) {
+        return MarkStep::Lost;
+    }
+    if fulfilled { MarkStep::AlreadyMarked } else { MarkStep::Marked }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(token: bool, expires_at: Option<i64>, offers: i64, fulfilled_at: Option<i64>) -> ClaimState {
+        ClaimState { token, expires_at, offers, fulfilled_at }
+    }
+
+    #[test]
+    fn b132_claim_rule() {
+        assert_eq!(claim_step(&state(false, None, 0, None), 10), ClaimStep::Offer { offer: 1 });
+        assert_eq!(claim_step(&state(true, Some(20), 1, None), 10), ClaimStep::InProgress { until: 20 });
+        assert_eq!(claim_step(&state(true, Some(10), 1, None), 10), ClaimStep::Offer { offer: 2 });
+        assert_eq!(claim_step(&state(true, Some(20), 1, Some(5)), 10), ClaimStep::AlreadyFulfilled { at: 5 });
+    }
+
+    #[test]
+    fn b132_mark_rule() {
+        let claim = Claim {
+            reference: "R".into(),
+            token: "t1".into(),
+            offer: 1,
+            lease_expires_at: DateTime::from_timestamp_micros(0).expect("epoch"),
+        };
+        assert_eq!(mark_step(Some("t1"), 1, false, &claim), MarkStep::Marked);
+        assert_eq!(mark_step(Some("t1"), 1, true, &claim), MarkStep::AlreadyMarked);
+        assert_eq!(mark_step(Some("t2"), 2, false, &claim), MarkStep::Lost);
+        assert_eq!(mark_step(Some("t1"), 2, false, &claim), MarkStep::Lost);
+    }
+
+    #[test]
+    fn tokens_differ() {
+        assert_ne!(new_token(), new_token());
+    }
+}

@@ -1,0 +1,497 @@
+//! The ledger on PostgreSQL: a small pool of `tokio-postgres` connections (no TLS yet: loopback
+//! or a private network), tables in the configured schema, created or migrated under an
+//! advisory lock; each change is one transaction that locks the reference's row
+//! (`SELECT ... FOR UPDATE`).
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio_postgres::{Client as PgClient, Config, GenericClient, NoTls};
+
+use super::{
+    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, PostgresOptions, Row, SCHEMA_VERSION,
+    claim_step, mark_step, storage,
+};
+use crate::error::{Result, SikaError};
+use crate::safety::confirm::ExpectedPayment;
+use crate::secret::SecretUrl;
+
+pub(super) struct PgStore {
+    config: Config,
+    /// The URL's password, to remove from any text the database's errors carry.
+    password: Option<String>,
+    schema: String,
+    /// `"schema".` before each table name.
+    prefix: String,
+    idle: Mutex<Vec<PgClient>>,
+    permits: Semaphore,
+}
+
+impl PgStore {
+    pub(super) async fn open(url: &SecretUrl, options: &PostgresOptions) -> Result<Self> {
+        let raw = url.expose();
+        let password =
+            url::Url::parse(raw).ok().and_then(|u| u.password().map(str::to_owned)).filter(|p| !p.is_empty());
+        let mut config: Config = raw.parse().map_err(|e: tokio_postgres::Error| {
+            let reason = scrub_text(&e.to_string(), password.as_deref(), Some(raw));
+            SikaError::invalid_input(
+                "url",
+                format!("not a PostgreSQL URL (postgresql://user:password@host/db): {reason}"),
+            )
+        })?;
+        let password = password.or_else(|| config.get_password().map(|p| String::from_utf8_lossy(p).into_owned()));
+        config.connect_timeout(Duration::from_millis(options.connect_timeout_ms.max(1)));
+        let schema = options.schema.clone().unwrap_or_else(|| "public".to_owned());
+        if !is_identifier(&schema) {
+            return Err(SikaError::invalid_input(
+                "schema",
+                "must be a PostgreSQL identifier: 1 to 63 lower-case letters, digits or `_`, not starting with a digit",
+            ));
+        }
+        if options.max_connections == 0 {
+            return Err(SikaError::invalid_input("max_connections", "must be greater than zero"));
+        }
+        let max = usize::try_from(options.max_connections).unwrap_or(usize::MAX).min(Semaphore::MAX_PERMITS);
+        let store = Self {
+            config,
+            password,
+            prefix: format!("\"{schema}\"."),
+            schema,
+            idle: Mutex::new(Vec::new()),
+            permits: Semaphore::new(max),
+        };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    pub(super) fn schema_name(&self) -> &str {
+        &self.schema
+    }
+
+    fn error(&self, error: &tokio_postgres::Error) -> SikaError {
+        let mut text = error.to_string();
+        if let Some(db) = error.as_db_error() {
+            text = format!("{}: {}", db.code().code(), db.message());
+        }
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            let cause_text = cause.to_string();
+            if !text.contains(&cause_text) {
+                text = format!("{text}: {cause_text}");
+            }
+            source = cause.source();
+        }
+        storage(scrub_text(&text, self.password.as_deref(), None))
+    }
+
+    /// `sika_payments` as `"schema".sika_payments`.
+    fn t(&self, table: &str) -> String {
+        format!("{}{table}", self.prefix)
+    }
+
+    async fn connection(&self) -> Result<Pooled<'_>> {
+        let permit = self.permits.acquire().await.map_err(|_| storage("the ledger's pool is closed"))?;
+        let reused = {
+            let mut idle = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut found = None;
+            while let Some(client) = idle.pop() {
+                if !client.is_closed() {
+                    found = Some(client);
+                    break;
+                }
+            }
+            found
+        };
+        let client = match reused {
+            Some(client) => client,
+            None => {
+                let (client, connection) = self.config.connect(NoTls).await.map_err(|e| self.error(&e))?;
+                // The connection's task ends when the client is dropped or the server goes away.
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                client
+            }
+        };
+        Ok(Pooled { store: self, client: Some(client), _permit: permit })
+    }
+
+    async fn migrate(&self) -> Result<()> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let lock_key = format!("sika_ledger:{}", self.schema);
+        let schema = format!(
+            "CREATE SCHEMA IF NOT EXISTS \"{s}\";
+             CREATE TABLE IF NOT EXISTS {version} (
+                 id INTEGER PRIMARY KEY CHECK (id = 1),
+                 version BIGINT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS {payments} (
+                 reference TEXT PRIMARY KEY,
+                 amount TEXT NOT NULL,
+                 currency TEXT NOT NULL,
+                 created_at BIGINT NOT NULL,
+                 last_status TEXT,
+                 last_status_at BIGINT,
+                 claim_token TEXT,
+                 claim_expires_at BIGINT,
+                 claims_offered BIGINT NOT NULL DEFAULT 0,
+                 fulfilled_at BIGINT
+             );
+             CREATE TABLE IF NOT EXISTS {events} (
+                 id BIGSERIAL PRIMARY KEY,
+                 reference TEXT NOT NULL REFERENCES {payments} (reference),
+                 at BIGINT NOT NULL,
+                 source TEXT NOT NULL,
+                 kind TEXT NOT NULL,
+                 status TEXT,
+                 detail TEXT NOT NULL
+             );
+             CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON {events} (reference, id);",
+            s = self.schema,
+            version = self.t("sika_schema_version"),
+            payments = self.t("sika_payments"),
+            events = self.t("sika_payment_events"),
+        );
+        let result: std::result::Result<Option<i64>, tokio_postgres::Error> = async {
+            tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&lock_key]).await?;
+            tx.batch_execute(&schema).await?;
+            let version = tx
+                .query_opt(&format!("SELECT version FROM {} WHERE id = 1", self.t("sika_schema_version")), &[])
+                .await?
+                .map(|row| row.get::<_, i64>(0));
+            if version.is_none() {
+                tx.execute(
+                    &format!("INSERT INTO {} (id, version) VALUES (1, $1)", self.t("sika_schema_version")),
+                    &[&SCHEMA_VERSION],
+                )
+                .await?;
+            }
+            Ok(version)
+        }
+        .await;
+        let version = result.map_err(|e| self.error(&e))?;
+        if let Some(version) = version.filter(|v| *v > SCHEMA_VERSION) {
+            return Err(storage(format!(
+                "the ledger's schema is version {version}, newer than this SDK's {SCHEMA_VERSION}: upgrade Sika"
+            )));
+        }
+        tx.commit().await.map_err(|e| self.error(&e))
+    }
+
+    pub(super) async fn expect(
+        &self,
+        reference: &str,
+        expected: &ExpectedPayment,
+        now: i64,
+    ) -> Result<Option<ExpectedPayment>> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let (amount, currency) = (expected.amount.to_string(), expected.currency.clone());
+        let result: std::result::Result<Option<(String, String)>, tokio_postgres::Error> = async {
+            let inserted = tx
+                .execute(
+                    &format!(
+                        "INSERT INTO {} (reference, amount, currency, created_at) VALUES ($1, $2, $3, $4) \
+                         ON CONFLICT (reference) DO NOTHING",
+                        self.t("sika_payments")
+                    ),
+                    &[&reference, &amount, &currency, &now],
+                )
+                .await?;
+            if inserted == 1 {
+                self.insert_event(&tx, reference, now, "expect", "expected", None, &format!("{amount} {currency}"))
+                    .await?;
+                return Ok(None);
+            }
+            let row = tx
+                .query_one(
+                    &format!("SELECT amount, currency FROM {} WHERE reference = $1", self.t("sika_payments")),
+                    &[&reference],
+                )
+                .await?;
+            Ok(Some((row.get(0), row.get(1))))
+        }
+        .await;
+        let recorded = result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        recorded
+            .map(|(amount, currency)| {
+                let amount =
+                    amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
+                Ok(ExpectedPayment { amount, currency })
+            })
+            .transpose()
+    }
+
+    fn row_query(&self) -> String {
+        format!(
+            "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
+             claim_expires_at, claims_offered, fulfilled_at FROM {} WHERE reference = $1",
+            self.t("sika_payments")
+        )
+    }
+
+    pub(super) async fn row(&self, reference: &str) -> Result<Option<Row>> {
+        let mut pooled = self.connection().await?;
+        let row = pooled.client().query_opt(&self.row_query(), &[&reference]).await.map_err(|e| self.error(&e))?;
+        Ok(row.map(|r| read_row(&r)))
+    }
+
+    pub(super) async fn record(&self, reference: &str, event: NewEvent) -> Result<()> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<(), tokio_postgres::Error> = async {
+            if let Some(status) = &event.status {
+                tx.execute(
+                    &format!(
+                        "UPDATE {} SET last_status = $2, last_status_at = $3 WHERE reference = $1",
+                        self.t("sika_payments")
+                    ),
+                    &[&reference, status, &event.at],
+                )
+                .await?;
+            }
+            self.insert_event(
+                &tx,
+                reference,
+                event.at,
+                event.source.as_str(),
+                event.kind.as_str(),
+                event.status.as_deref(),
+                &event.detail,
+            )
+            .await
+        }
+        .await;
+        result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))
+    }
+
+    pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<ClaimStep> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<ClaimStep, tokio_postgres::Error> = async {
+            let row = tx
+                .query_one(
+                    &format!(
+                        "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at FROM {} \
+                         WHERE reference = $1 FOR UPDATE",
+                        self.t("sika_payments")
+                    ),
+                    &[&reference],
+                )
+                .await?;
+            let state = ClaimState {
+                token: row.get::<_, Option<String>>(0).is_some(),
+                expires_at: row.get(1),
+                offers: row.get(2),
+                fulfilled_at: row.get(3),
+            };
+            let step = claim_step(&state, request.now);
+            if let ClaimStep::Offer { offer } = step {
+                tx.execute(
+                    &format!(
+                        "UPDATE {} SET claim_token = $2, claim_expires_at = $3, claims_offered = $4 WHERE reference = $1",
+                        self.t("sika_payments")
+                    ),
+                    &[&reference, &request.token, &request.lease_until, &i64::from(offer)],
+                )
+                .await?;
+            }
+            tx.execute(
+                &format!(
+                    "UPDATE {} SET last_status = $2, last_status_at = $3 WHERE reference = $1",
+                    self.t("sika_payments")
+                ),
+                &[&reference, &request.status, &request.now],
+            )
+            .await?;
+            let detail = match step {
+                ClaimStep::Offer { offer } => format!("claim {offer} given"),
+                _ => String::new(),
+            };
+            self.insert_event(
+                &tx,
+                reference,
+                request.now,
+                request.source.as_str(),
+                step.event_kind().as_str(),
+                Some(&request.status),
+                &detail,
+            )
+            .await?;
+            Ok(step)
+        }
+        .await;
+        let step = result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        Ok(step)
+    }
+
+    pub(super) async fn mark(&self, claim: &Claim, now: i64) -> Result<MarkStep> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<MarkStep, tokio_postgres::Error> = async {
+            let row = tx
+                .query_opt(
+                    &format!(
+                        "SELECT claim_token, claims_offered, fulfilled_at FROM {} WHERE reference = $1 FOR UPDATE",
+                        self.t("sika_payments")
+                    ),
+                    &[&claim.reference],
+                )
+                .await?;
+            let Some(row) = row else { return Ok(MarkStep::Lost) };
+            let token: Option<String> = row.get(0);
+            let step = mark_step(token.as_deref(), row.get(1), row.get::<_, Option<i64>>(2).is_some(), claim);
+            if step == MarkStep::Marked {
+                tx.execute(
+                    &format!("UPDATE {} SET fulfilled_at = $2 WHERE reference = $1", self.t("sika_payments")),
+                    &[&claim.reference, &now],
+                )
+                .await?;
+                let detail = format!("claim {} marked", claim.offer);
+                self.insert_event(&tx, &claim.reference, now, "mark_fulfilled", "fulfilled", None, &detail).await?;
+            }
+            Ok(step)
+        }
+        .await;
+        let step = result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        Ok(step)
+    }
+
+    pub(super) async fn payment(&self, reference: &str) -> Result<Option<(Row, Vec<EventRow>)>> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<Option<(Row, Vec<EventRow>)>, tokio_postgres::Error> = async {
+            let Some(row) = tx.query_opt(&self.row_query(), &[&reference]).await? else { return Ok(None) };
+            let events = tx
+                .query(
+                    &format!(
+                        "SELECT at, source, kind, status, detail FROM {} WHERE reference = $1 ORDER BY id",
+                        self.t("sika_payment_events")
+                    ),
+                    &[&reference],
+                )
+                .await?
+                .iter()
+                .map(|r| EventRow {
+                    at: r.get(0),
+                    source: r.get(1),
+                    kind: r.get(2),
+                    status: r.get(3),
+                    detail: r.get(4),
+                })
+                .collect();
+            Ok(Some((read_row(&row), events)))
+        }
+        .await;
+        let found = result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        Ok(found)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn insert_event(
+        &self,
+        tx: &impl GenericClient,
+        reference: &str,
+        at: i64,
+        source: &str,
+        kind: &str,
+        status: Option<&str>,
+        detail: &str,
+    ) -> std::result::Result<(), tokio_postgres::Error> {
+        tx.execute(
+            &format!(
+                "INSERT INTO {} (reference, at, source, kind, status, detail) VALUES ($1, $2, $3, $4, $5, $6)",
+                self.t("sika_payment_events")
+            ),
+            &[&reference, &at, &source, &kind, &status, &detail],
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+/// A pooled connection; back to the pool when dropped, unless the server closed it.
+struct Pooled<'a> {
+    store: &'a PgStore,
+    client: Option<PgClient>,
+    _permit: SemaphorePermit<'a>,
+}
+
+impl Pooled<'_> {
+    fn client(&mut self) -> &mut PgClient {
+        self.client.as_mut().expect("a pooled connection holds its client until dropped")
+    }
+}
+
+impl Drop for Pooled<'_> {
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take().filter(|c| !c.is_closed()) {
+            self.store.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(client);
+        }
+    }
+}
+
+fn read_row(row: &tokio_postgres::Row) -> Row {
+    Row {
+        reference: row.get(0),
+        amount: row.get(1),
+        currency: row.get(2),
+        created_at: row.get(3),
+        last_status: row.get(4),
+        last_status_at: row.get(5),
+        claim_token: row.get(6),
+        claim_expires_at: row.get(7),
+        claims_offered: row.get(8),
+        fulfilled_at: row.get(9),
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b'a'..=b'z' | b'_'))
+        && name.len() <= 63
+        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
+}
+
+/// Removes the password (and the whole URL) from a text about the connection.
+fn scrub_text(text: &str, password: Option<&str>, url: Option<&str>) -> String {
+    let mut text = text.to_owned();
+    if let Some(url) = url.filter(|u| !u.is_empty()) {
+        text = text.replace(url, "[REDACTED]");
+    }
+    if let Some(password) = password.filter(|p| !p.is_empty()) {
+        text = text.replace(password, "[REDACTED]");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_names() {
+        assert!(is_identifier("shop_ledger"));
+        assert!(is_identifier("_x1"));
+        for bad in ["", "1x", "Shop", "a-b", "a\"b", "a;drop", &"x".repeat(64)] {
+            assert!(!is_identifier(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn scrubs_the_password() {
+        let text = scrub_text(
+            "auth failed for pa55 at postgresql://u:pa55@h/db",
+            Some("pa55"),
+            Some("postgresql://u:pa55@h/db"),
+        );
+        assert!(!text.contains("pa55"), "{text}");
+    }
+}

@@ -1,0 +1,332 @@
+//! The ledger in an embedded SQLite file: one connection per ledger handle, in WAL mode with a
+//! busy timeout; each change is one `BEGIN IMMEDIATE` transaction (the write lock taken first,
+//! so two handles never deadlock upgrading a read lock). Calls run on tokio's blocking pool.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::{
+    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, Row, SCHEMA_VERSION, claim_step,
+    mark_step, storage,
+};
+use crate::error::Result;
+use crate::safety::confirm::ExpectedPayment;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sika_schema_version (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sika_payments (
+    reference TEXT PRIMARY KEY,
+    amount TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_status TEXT,
+    last_status_at INTEGER,
+    claim_token TEXT,
+    claim_expires_at INTEGER,
+    claims_offered INTEGER NOT NULL DEFAULT 0,
+    fulfilled_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS sika_payment_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    reference TEXT NOT NULL REFERENCES sika_payments (reference),
+    at INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    status TEXT,
+    detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON sika_payment_events (reference, id);
+";
+
+const ROW: &str = "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
+                   claim_expires_at, claims_offered, fulfilled_at FROM sika_payments WHERE reference = ?1";
+
+pub(super) struct SqliteStore {
+    path: PathBuf,
+    connection: Arc<Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    pub(super) async fn open(path: PathBuf, busy_timeout_ms: u64) -> Result<Self> {
+        let opened = path.clone();
+        let connection = blocking(move || {
+            let mut connection = Connection::open(&opened)?;
+            connection.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
+            let mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(failure(format!("journal mode `{mode}`, not WAL")));
+            }
+            connection.pragma_update(None, "foreign_keys", true)?;
+            migrate(&mut connection)?;
+            Ok(connection)
+        })
+        .await
+        .map_err(|e| storage(format!("{e} (SQLite file {})", path.display())))?;
+        Ok(Self { path, connection: Arc::new(Mutex::new(connection)) })
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let connection = Arc::clone(&self.connection);
+        blocking(move || {
+            let mut connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
+            work(&mut connection)
+        })
+        .await
+        .map_err(|e| storage(e.to_string()))
+    }
+
+    pub(super) async fn expect(
+        &self,
+        reference: &str,
+        expected: &ExpectedPayment,
+        now: i64,
+    ) -> Result<Option<ExpectedPayment>> {
+        let (reference, amount, currency) =
+            (reference.to_owned(), expected.amount.to_string(), expected.currency.clone());
+        let recorded = self
+            .run(move |c| {
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let inserted = tx.execute(
+                    "INSERT INTO sika_payments (reference, amount, currency, created_at) VALUES (?1, ?2, ?3, ?4) \
+                     ON CONFLICT (reference) DO NOTHING",
+                    params![reference, amount, currency, now],
+                )?;
+                if inserted == 1 {
+                    insert_event(&tx, &reference, now, "expect", "expected", None, &format!("{amount} {currency}"))?;
+                    tx.commit()?;
+                    return Ok(None);
+                }
+                let recorded = tx.query_row(
+                    "SELECT amount, currency FROM sika_payments WHERE reference = ?1",
+                    params![reference],
+                    |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+                )?;
+                Ok(Some(recorded))
+            })
+            .await?;
+        recorded
+            .map(|(amount, currency)| {
+                let amount =
+                    amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
+                Ok(ExpectedPayment { amount, currency })
+            })
+            .transpose()
+    }
+
+    pub(super) async fn row(&self, reference: &str) -> Result<Option<Row>> {
+        let reference = reference.to_owned();
+        self.run(move |c| c.query_row(ROW, params![reference], read_row).optional()).await
+    }
+
+    pub(super) async fn record(&self, reference: &str, event: NewEvent) -> Result<()> {
+        let reference = reference.to_owned();
+        self.run(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            if let Some(status) = &event.status {
+                tx.execute(
+                    "UPDATE sika_payments SET last_status = ?2, last_status_at = ?3 WHERE reference = ?1",
+                    params![reference, status, event.at],
+                )?;
+            }
+            insert_event(
+                &tx,
+                &reference,
+                event.at,
+                event.source.as_str(),
+                event.kind.as_str(),
+                event.status.as_deref(),
+                &event.detail,
+            )?;
+            tx.commit()
+        })
+        .await
+    }
+
+    pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<ClaimStep> {
+        let (reference, request) = (reference.to_owned(), request.clone());
+        self.run(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let state = tx.query_row(
+                "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at FROM sika_payments \
+                 WHERE reference = ?1",
+                params![reference],
+                |row| {
+                    Ok(ClaimState {
+                        token: row.get::<_, Option<String>>(0)?.is_some(),
+                        expires_at: row.get(1)?,
+                        offers: row.get(2)?,
+                        fulfilled_at: row.get(3)?,
+                    })
+                },
+            )?;
+            let step = claim_step(&state, request.now);
+            if let ClaimStep::Offer { offer } = step {
+                tx.execute(
+                    "UPDATE sika_payments SET claim_token = ?2, claim_expires_at = ?3, claims_offered = ?4 \
+                     WHERE reference = ?1",
+                    params![reference, request.token, request.lease_until, i64::from(offer)],
+                )?;
+            }
+            tx.execute(
+                "UPDATE sika_payments SET last_status = ?2, last_status_at = ?3 WHERE reference = ?1",
+                params![reference, request.status, request.now],
+            )?;
+            let detail = match step {
+                ClaimStep::Offer { offer } => format!("claim {offer} given"),
+                _ => String::new(),
+            };
+            insert_event(
+                &tx,
+                &reference,
+                request.now,
+                request.source.as_str(),
+                step.event_kind().as_str(),
+                Some(&request.status),
+                &detail,
+            )?;
+            tx.commit()?;
+            Ok(step)
+        })
+        .await
+    }
+
+    pub(super) async fn mark(&self, claim: &Claim, now: i64) -> Result<MarkStep> {
+        let claim = claim.clone();
+        self.run(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let current = tx
+                .query_row(
+                    "SELECT claim_token, claims_offered, fulfilled_at FROM sika_payments WHERE reference = ?1",
+                    params![claim.reference],
+                    |row| {
+                        Ok((
+                            row.get::<_, Option<String>>(0)?,
+                            row.get::<_, i64>(1)?,
+                            row.get::<_, Option<i64>>(2)?.is_some(),
+                        ))
+                    },
+                )
+                .optional()?;
+            let Some((token, offer, fulfilled)) = current else { return Ok(MarkStep::Lost) };
+            let step = mark_step(token.as_deref(), offer, fulfilled, &claim);
+            if step == MarkStep::Marked {
+                tx.execute(
+                    "UPDATE sika_payments SET fulfilled_at = ?2 WHERE reference = ?1",
+                    params![claim.reference, now],
+                )?;
+                let detail = format!("claim {} marked", claim.offer);
+                insert_event(&tx, &claim.reference, now, "mark_fulfilled", "fulfilled", None, &detail)?;
+                tx.commit()?;
+            }
+            Ok(step)
+        })
+        .await
+    }
+
+    pub(super) async fn payment(&self, reference: &str) -> Result<Option<(Row, Vec<EventRow>)>> {
+        let reference = reference.to_owned();
+        self.run(move |c| {
+            let tx = c.transaction()?;
+            let Some(row) = tx.query_row(ROW, params![reference], read_row).optional()? else { return Ok(None) };
+            let events = {
+                let mut statement = tx.prepare(
+                    "SELECT at, source, kind, status, detail FROM sika_payment_events WHERE reference = ?1 ORDER BY id",
+                )?;
+                statement
+                    .query_map(params![reference], |r| {
+                        Ok(EventRow {
+                            at: r.get(0)?,
+                            source: r.get(1)?,
+                            kind: r.get(2)?,
+                            status: r.get(3)?,
+                            detail: r.get(4)?,
+                        })
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()?
+            };
+            Ok(Some((row, events)))
+        })
+        .await
+    }
+}
+
+/// Creates the tables or checks their version, in one `BEGIN IMMEDIATE` transaction (so two
+/// processes opening a new file at once migrate it once).
+fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
+    let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    let version: Option<i64> =
+        tx.query_row("SELECT version FROM sika_schema_version WHERE id = 1", [], |row| row.get(0)).optional()?;
+    match version {
+        None => {
+            tx.execute("INSERT INTO sika_schema_version (id, version) VALUES (1, ?1)", params![SCHEMA_VERSION])?;
+        }
+        Some(version) if version > SCHEMA_VERSION => {
+            return Err(failure(format!(
+                "the ledger's schema is version {version}, newer than this SDK's {SCHEMA_VERSION}: upgrade Sika"
+            )));
+        }
+        Some(_) => {}
+    }
+    tx.commit()
+}
+
+fn insert_event(
+    tx: &rusqlite::Transaction<'_>,
+    reference: &str,
+    at: i64,
+    source: &str,
+    kind: &str,
+    status: Option<&str>,
+    detail: &str,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO sika_payment_events (reference, at, source, kind, status, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![reference, at, source, kind, status, detail],
+    )?;
+    Ok(())
+}
+
+fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    Ok(Row {
+        reference: row.get(0)?,
+        amount: row.get(1)?,
+        currency: row.get(2)?,
+        created_at: row.get(3)?,
+        last_status: row.get(4)?,
+        last_status_at: row.get(5)?,
+        claim_token: row.get(6)?,
+        claim_expires_at: row.get(7)?,
+        claims_offered: row.get(8)?,
+        fulfilled_at: row.get(9)?,
+    })
+}
+
+/// Runs SQLite work on tokio's blocking pool; a panic there is a `Storage` error too.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> rusqlite::Result<T> + Send + 'static,
+) -> std::result::Result<T, String> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(join) => Err(format!("the SQLite call did not finish: {join}")),
+    }
+}
+
+/// A failure of the ledger's own checks, as SQLite work's error.
+fn failure(reason: String) -> rusqlite::Error {
+    rusqlite::Error::ToSqlConversionFailure(reason.into())
+}
