@@ -76,9 +76,10 @@ def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any)
         # CPython runs signal handlers on the main thread only: a call on any other thread
         # cannot be interrupted by one, so it stays the core's own blocking call on its
         # caller's thread (ADR 0010), with no hand-over between threads per poll.
-        if _Exit.started or threading.current_thread() is not threading.main_thread():
+        companion = getattr(self, "_sika_async", None)
+        if _Exit.started or companion is None or threading.current_thread() is not threading.main_thread():
             return generated(self, *args, **kwargs)
-        coroutine = asynchronous(self._sika_async, *args, **kwargs)
+        coroutine = asynchronous(companion, *args, **kwargs)
         _state.blocking = True
         try:
             coroutine.send(None)
@@ -92,6 +93,22 @@ def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any)
     method.__name__ = name
     method.__qualname__ = f"BlockingClient.{name}"
     method.__doc__ = asynchronous.__doc__
+    method.__signature__ = inspect.signature(generated)  # type: ignore[attr-defined]
+    method.__wrapped__ = generated  # type: ignore[attr-defined]
+    return method
+
+
+def _view_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
+    def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
+        view = generated(self, *args, **kwargs)
+        companion = getattr(self, "_sika_async", None)
+        if companion is not None:
+            view._sika_async = asynchronous(companion, *args, **kwargs)
+        return view
+
+    method.__name__ = name
+    method.__qualname__ = f"BlockingClient.{name}"
+    method.__doc__ = generated.__doc__
     method.__signature__ = inspect.signature(generated)  # type: ignore[attr-defined]
     method.__wrapped__ = generated  # type: ignore[attr-defined]
     return method
@@ -189,8 +206,11 @@ def install(ffi: types.ModuleType) -> None:
         ):
             continue
         asynchronous = _shape.attribute(client, name)
-        if not inspect.iscoroutinefunction(asynchronous):
-            raise _shape.mismatch(f"`Client.{name}` is not a coroutine function")
-        setattr(blocking, name, _blocking_method(name, asynchronous, generated))
+        if inspect.iscoroutinefunction(asynchronous):
+            setattr(blocking, name, _blocking_method(name, asynchronous, generated))
+        else:
+            # A method that makes a view of the client (`with_options`): the view's async
+            # companion is the same view of this client's companion.
+            setattr(blocking, name, _view_method(name, asynchronous, generated))
     os.register_at_fork(after_in_child=_after_fork_in_child)
     atexit.register(_exiting)
