@@ -108,7 +108,7 @@ def _view_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> 
 
     method.__name__ = name
     method.__qualname__ = f"BlockingClient.{name}"
-    method.__doc__ = generated.__doc__
+    method.__doc__ = asynchronous.__doc__
     method.__signature__ = inspect.signature(generated)  # type: ignore[attr-defined]
     method.__wrapped__ = generated  # type: ignore[attr-defined]
     return method
