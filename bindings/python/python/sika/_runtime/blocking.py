@@ -71,6 +71,16 @@ def _exiting() -> None:
     _Exit.started = True
 
 
+def _described(method: typing.Any, name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
+    """`method` as `BlockingClient.NAME`: the generated signature, the async method's documentation."""
+    method.__name__ = name
+    method.__qualname__ = f"BlockingClient.{name}"
+    method.__doc__ = asynchronous.__doc__
+    method.__signature__ = inspect.signature(generated)
+    method.__wrapped__ = generated
+    return method
+
+
 def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
     def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
         # CPython runs signal handlers on the main thread only: a call on any other thread
@@ -90,12 +100,7 @@ def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any)
         coroutine.close()
         raise RuntimeError(f"sika.BlockingClient.{name}: the call did not complete synchronously")
 
-    method.__name__ = name
-    method.__qualname__ = f"BlockingClient.{name}"
-    method.__doc__ = asynchronous.__doc__
-    method.__signature__ = inspect.signature(generated)  # type: ignore[attr-defined]
-    method.__wrapped__ = generated  # type: ignore[attr-defined]
-    return method
+    return _described(method, name, asynchronous, generated)
 
 
 def _view_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
@@ -106,12 +111,7 @@ def _view_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> 
             view._sika_async = asynchronous(companion, *args, **kwargs)
         return view
 
-    method.__name__ = name
-    method.__qualname__ = f"BlockingClient.{name}"
-    method.__doc__ = asynchronous.__doc__
-    method.__signature__ = inspect.signature(generated)  # type: ignore[attr-defined]
-    method.__wrapped__ = generated  # type: ignore[attr-defined]
-    return method
+    return _described(method, name, asynchronous, generated)
 
 
 def install(ffi: types.ModuleType) -> None:
