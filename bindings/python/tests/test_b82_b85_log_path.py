@@ -7,6 +7,8 @@ B84: forks while the SDK logs DEBUG to a file with calls in flight never hang th
 B85: records carry their facts as `extra` attributes; Investigate and Reject are WARNINGs.
 The parameters come from the `slow_log_handler` scenario of tests/fixtures/faults.json."""
 
+from __future__ import annotations
+
 import asyncio
 import logging
 import os

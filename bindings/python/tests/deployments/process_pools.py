@@ -2,6 +2,8 @@
 workers. `client` is set by the parent, which uses it before the pool forks: the workers
 inherit it, as module-level clients are inherited."""
 
+from __future__ import annotations
+
 import os
 
 import sika
