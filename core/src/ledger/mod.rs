@@ -609,6 +609,12 @@ fn timestamp(micros: i64) -> Result<Timestamp> {
     DateTime::from_timestamp_micros(micros).ok_or_else(|| storage(format!("time {micros} out of range in the ledger")))
 }
 
+/// The expectation as a store holds it (the amount as its exact text), read back.
+pub(crate) fn recorded_expectation(amount: &str, currency: String) -> Result<ExpectedPayment> {
+    let amount = amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
+    Ok(ExpectedPayment { amount, currency })
+}
+
 pub(crate) fn storage(reason: impl Into<String>) -> SikaError {
     SikaError::Storage { reason: crate::scrub::bounded(reason.into()) }
 }

@@ -216,13 +216,7 @@ impl PgStore {
         .await;
         let recorded = result.map_err(|e| self.error(&e))?;
         tx.commit().await.map_err(|e| self.error(&e))?;
-        recorded
-            .map(|(amount, currency)| {
-                let amount =
-                    amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
-                Ok(ExpectedPayment { amount, currency })
-            })
-            .transpose()
+        recorded.map(|(amount, currency)| super::recorded_expectation(&amount, currency)).transpose()
     }
 
     fn row_query(&self) -> String {

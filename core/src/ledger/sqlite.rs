@@ -117,13 +117,7 @@ impl SqliteStore {
                 Ok(Some(recorded))
             })
             .await?;
-        recorded
-            .map(|(amount, currency)| {
-                let amount =
-                    amount.parse().map_err(|_| storage(format!("amount `{amount}` unreadable in the ledger")))?;
-                Ok(ExpectedPayment { amount, currency })
-            })
-            .transpose()
+        recorded.map(|(amount, currency)| super::recorded_expectation(&amount, currency)).transpose()
     }
 
     pub(super) async fn row(&self, reference: &str) -> Result<Option<Row>> {
