@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
 use super::{
     Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, Row, SCHEMA_VERSION, claim_step,
@@ -56,14 +56,17 @@ impl SqliteStore {
     pub(super) async fn open(path: PathBuf, busy_timeout_ms: u64) -> Result<Self> {
         let opened = path.clone();
         let connection = blocking(move || {
+            let busy_timeout = Duration::from_millis(busy_timeout_ms);
             let mut connection = Connection::open(&opened)?;
-            connection.busy_timeout(Duration::from_millis(busy_timeout_ms))?;
-            let mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+            connection.busy_timeout(busy_timeout)?;
+            let mode: String = retry_while_busy(busy_timeout, || {
+                connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            })?;
             if !mode.eq_ignore_ascii_case("wal") {
                 return Err(failure(format!("journal mode `{mode}`, not WAL")));
             }
             connection.pragma_update(None, "foreign_keys", true)?;
-            migrate(&mut connection)?;
+            retry_while_busy(busy_timeout, || migrate(&mut connection))?;
             Ok(connection)
         })
         .await
@@ -307,6 +310,26 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
         claims_offered: row.get(8)?,
         fulfilled_at: row.get(9)?,
     })
+}
+
+/// Retries `work` while SQLite reports the file busy, until `timeout` has passed. Switching a new
+/// file to WAL takes an exclusive lock, and SQLite returns `SQLITE_BUSY` at once, without calling
+/// the busy handler, when handles opening the file together would otherwise wait on each other.
+fn retry_while_busy<T>(timeout: Duration, mut work: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match work() {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if matches!(error.code, ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                    && Instant::now() + pause < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Runs SQLite work on tokio's blocking pool; a panic there is a `Storage` error too.
