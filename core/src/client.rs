@@ -12,7 +12,7 @@ use crate::decode;
 use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
 use crate::process::PerProcess;
-use crate::redact::{self, RemoveKey};
+use crate::redact::{self, RemoveKey, VerifiedAs};
 use crate::safety::await_status::{self, AwaitOptions, Schedule};
 use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
 use crate::safety::grace::{self, NotFound, NotFoundGrace};
@@ -150,9 +150,12 @@ impl Client {
     pub async fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
         validation::reference(reference)?;
         let url = self.endpoint(&["transaction", "verify", reference]);
-        let decode = |status: u16, body: &[u8]| decode::transaction_response_for(reference, status, body);
+        let decode = |status: u16, body: &[u8]| {
+            decode::transaction_response_for(reference, status, body)
+                .map(|transaction| VerifiedAs { transaction, reference })
+        };
         let state = self.state()?;
-        self.scrubbed(self.get_decoded(&state, url, decode)).await
+        self.scrubbed(self.get_decoded(&state, url, decode)).await.map(|verified| verified.transaction)
     }
 
     /// Starts a mobile money charge (`payment_type = mobile_money`). The customer then gets a

@@ -98,6 +98,25 @@ impl RemoveKey for Transaction {
     }
 }
 
+/// A transaction verified by the reference the caller asked for. That reference is the caller's
+/// own text, not the service's echo: a `tx_ref` equal to it is kept as it is, so a reference that
+/// happens to share 8 characters with the key still equals its `tx_ref` and a paid order
+/// confirms (B160). A reference holding the whole key gets no such exemption.
+pub(crate) struct VerifiedAs<'a> {
+    pub(crate) transaction: Transaction,
+    pub(crate) reference: &'a str,
+}
+
+impl RemoveKey for VerifiedAs<'_> {
+    fn remove_key(&mut self, key: &SecretKey) {
+        let own_reference = self.transaction.tx_ref == self.reference && !key.is_within(self.reference);
+        self.transaction.remove_key(key);
+        if own_reference {
+            self.reference.clone_into(&mut self.transaction.tx_ref);
+        }
+    }
+}
+
 impl RemoveKey for Customer {
     fn remove_key(&mut self, key: &SecretKey) {
         let Self { id: _, name, phone_number, email, created_at: _, updated_at: _ } = self;

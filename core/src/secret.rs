@@ -43,6 +43,11 @@ impl SecretKey {
 
     /// Replaces every fragment of the key of 8 or more characters in a text from the service
     /// by `[REDACTED]`, changing nothing else: a record's fields as they are decoded (ADR 0040).
+    /// Whether `text` holds the whole key.
+    pub(crate) fn is_within(&self, text: &str) -> bool {
+        text.contains(self.0.as_str())
+    }
+
     pub(crate) fn remove_from(&self, text: &mut String) {
         if let Some(removed) = crate::scrub::remove_key(text, &self.0) {
             *text = removed;

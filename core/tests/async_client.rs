@@ -127,6 +127,11 @@ async fn b10_success_is_never_successful() {
 }
 
 #[tokio::test]
+async fn b160_a_reference_sharing_text_with_the_key_verifies_as_itself() {
+    run_scenario("b160_reference_shares_key_text.json").await;
+}
+
+#[tokio::test]
 async fn b13_a_reference_is_always_one_path_segment() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();

@@ -107,6 +107,11 @@ async def test_b10_success_is_unknown_and_never_paid(make_client, sandbox, row):
     await check_call_row(sandbox, make_client, row)
 
 
+@pytest.mark.parametrize("row", scenario_rows("b160_reference_shares_key_text.json"))
+async def test_b160_a_reference_sharing_text_with_the_key_verifies_as_itself(make_client, sandbox, row):
+    await check_call_row(sandbox, make_client, row)
+
+
 BAD_INPUTS = json.loads((FIXTURES_DIR / "bad_inputs.json").read_text())["cases"]
 INVALID_INPUT_ROWS = [row for row in BAD_INPUTS if "invalid_input" in row["expect"]]
 

@@ -78,6 +78,10 @@ final class ClientTests: XCTestCase {
         try await checkRows("b10_success_is_unknown.json")
     }
 
+    func testB160AReferenceSharingTextWithTheKeyVerifiesAsItself() async throws {
+        try await checkRows("b160_reference_shares_key_text.json")
+    }
+
     /// B12 runs the `invalid_input` rows of the shared bad-input matrix (B30 runs all of it).
     func testB12RejectedInputSendsNothing() async throws {
         let rows = try XCTUnwrap(fixtureObject("bad_inputs.json")["cases"] as? [[String: Any]])

@@ -81,6 +81,10 @@ class ClientTest {
     @TestFactory
     fun testB10SuccessIsUnknownAndNeverSuccessful(): List<DynamicTest> = rows("b10_success_is_unknown.json")
 
+    @TestFactory
+    fun testB160AReferenceSharingTextWithTheKeyVerifiesAsItself(): List<DynamicTest> =
+        rows("b160_reference_shares_key_text.json")
+
     /** B12 runs the `invalid_input` rows of the shared bad-input matrix (B30 runs all of it). */
     @TestFactory
     fun testB12RejectedInputSendsNothing(): List<DynamicTest> {
