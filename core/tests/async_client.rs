@@ -22,38 +22,29 @@ fn charge(reference: &str, phone: &str, amount: &str) -> ChargeRequest {
     }
 }
 
-/// Runs every row of a behaviour's scenario file through the shared runner of client calls.
-async fn run_scenario(name: &str) {
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
-    for (index, row) in scenario_cases(name).iter().enumerate() {
-        calls::check_row(&sandbox, &client, row, &format!("{name} #{index} ({})", row["note"])).await;
-    }
-}
-
 #[tokio::test]
 async fn b02_providers_default_to_ghana_without_sending_a_country() {
-    run_scenario("b02_providers_default.json").await;
+    calls::run_scenario("b02_providers_default.json").await;
 }
 
 #[tokio::test]
 async fn b03_providers_per_country_are_sent_upper_case() {
-    run_scenario("b03_providers_per_country.json").await;
+    calls::run_scenario("b03_providers_per_country.json").await;
 }
 
 #[tokio::test]
 async fn b04_provider_errors_are_typed() {
-    run_scenario("b04_provider_errors.json").await;
+    calls::run_scenario("b04_provider_errors.json").await;
 }
 
 #[tokio::test]
 async fn b05_banks_default_to_nigeria_and_carry_their_account_type() {
-    run_scenario("b05_banks_default.json").await;
+    calls::run_scenario("b05_banks_default.json").await;
 }
 
 #[tokio::test]
 async fn b06_banks_of_an_unknown_country_are_an_invalid_country_code() {
-    run_scenario("b06_banks_unknown_country.json").await;
+    calls::run_scenario("b06_banks_unknown_country.json").await;
 }
 
 #[tokio::test]
@@ -91,12 +82,12 @@ async fn b27_concurrent_bank_calls_share_one_request() {
 
 #[tokio::test]
 async fn b07_a_wrong_key_is_unauthorized_everywhere() {
-    run_scenario("b07_wrong_key.json").await;
+    calls::run_scenario("b07_wrong_key.json").await;
 }
 
 #[tokio::test]
 async fn b08_verification_errors_are_typed() {
-    run_scenario("b08_verification_errors.json").await;
+    calls::run_scenario("b08_verification_errors.json").await;
 }
 
 #[tokio::test]
@@ -123,12 +114,12 @@ async fn b09_a_seeded_transaction_decodes_exactly() {
 
 #[tokio::test]
 async fn b10_success_is_never_successful() {
-    run_scenario("b10_success_is_unknown.json").await;
+    calls::run_scenario("b10_success_is_unknown.json").await;
 }
 
 #[tokio::test]
 async fn b160_a_reference_sharing_text_with_the_key_verifies_as_itself() {
-    run_scenario("b160_reference_shares_key_text.json").await;
+    calls::run_scenario("b160_reference_shares_key_text.json").await;
 }
 
 #[tokio::test]
@@ -181,7 +172,7 @@ async fn b09_a_charged_amount_verifies_exactly() {
 
 #[tokio::test]
 async fn b15_a_duplicate_charge_reference_is_an_api_error_409() {
-    run_scenario("b15_duplicate_charge.json").await;
+    calls::run_scenario("b15_duplicate_charge.json").await;
 }
 
 #[tokio::test]

@@ -17,7 +17,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from sika import BlockingClient, ChargeRequest, Client, ClientConfig, SecretKey, SikaError
+import pytest
+
+from sika import BlockingClient, ChargeRequest, Client, ClientConfig, ExpectedPayment, PaymentCheck, SecretKey, SikaError
 
 # A canary: no message, str() or repr() the SDK produces may ever contain it (B16, B17).
 KEY = "sk_test_canary_7c2e4f1a"
@@ -37,6 +39,11 @@ def scenario_cases(name: str) -> list[dict]:
     cases = json.loads((FIXTURES_DIR / "scenarios" / name).read_text(encoding="utf-8"))["cases"]
     assert cases, f"scenarios/{name} has no cases"
     return cases
+
+def scenario_rows(*names: str) -> list:
+    """The rows of scenario files of client calls, each one pytest case named by its note."""
+    return [pytest.param(row, id=f"{name.split('_')[0]}-{row['note']}") for name in names for row in scenario_cases(name)]
+
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -219,6 +226,21 @@ def input_text(value) -> str:
     return value
 
 
+def body_bytes(value) -> bytes:
+    """A body's bytes: a text input, `{"hex": ...}` (raw bytes), or a list of them joined."""
+    if isinstance(value, list):
+        return b"".join(body_bytes(part) for part in value)
+    if isinstance(value, dict) and "hex" in value:
+        return bytes.fromhex(value["hex"])
+    return input_text(value).encode()
+
+
+def expected_with(overrides: dict) -> ExpectedPayment:
+    """The order a row's `expected` describes."""
+    expected = overrides["expected"]
+    return ExpectedPayment(amount=decimal.Decimal(input_text(expected["amount"])), currency=input_text(expected["currency"]))
+
+
 def charge_with(overrides: dict) -> ChargeRequest:
     """A valid charge (the shared defaults of bad_inputs.json) with the given fields changed."""
     field = lambda name, default: input_text(overrides.get(name, default))  # noqa: E731
@@ -270,6 +292,26 @@ async def _call_answer(client, operation: str, overrides: dict) -> dict | list:
             raise AssertionError(f"the row's amount is not even a Python Decimal: {overrides}") from error
         response = await client.initiate_charge(request)
         return {"http_status": response.http_status, "accepted": response.status}
+    if operation == "confirm_payment":
+        check = await client.confirm_payment(input_text(overrides["reference"]), expected_with(overrides))
+        answer = {"check": variant_name(check), "tx_ref": check.transaction.tx_ref}
+        if isinstance(check, PaymentCheck.MISMATCH):
+            answer.update(field=check.field, expected_value=check.expected, actual_value=check.actual)
+        if isinstance(check, PaymentCheck.NOT_PAID):
+            answer["action"] = variant_name(check.action)
+        return answer
+    if operation == "handle_webhook":
+        body, expected = body_bytes(overrides["body"]), expected_with(overrides)
+        decision = await client.handle_webhook(body, expected)
+        if overrides.get("repeat_delivery"):
+            assert await client.handle_webhook(body, expected) == decision, "a repeated delivery gets the same decision"
+        transaction = getattr(decision, "transaction", None)
+        return {
+            "decision": variant_name(decision),
+            "http_status": decision.http_status(),
+            "tx_ref": transaction.tx_ref if transaction is not None else None,
+            "reason": getattr(decision, "reason", None),
+        }
     raise AssertionError(f"unknown operation {operation}")
 
 
@@ -312,6 +354,13 @@ async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
         assert {name: request[name] for name in want} == want, f"{label}: {request}"
 
 
+# The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md).
+ANSWER_FIELDS = [
+    *("tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"),
+    *("check", "field", "action", "decision", "expected_value", "actual_value"),
+]
+
+
 def _check_answer(answer, expect: dict, label: str) -> None:
     if isinstance(answer, list):
         if "count" in expect:
@@ -323,9 +372,11 @@ def _check_answer(answer, expect: dict, label: str) -> None:
         for item in answer:
             assert {name: item[name] for name in expect.get("every", {})} == expect.get("every", {}), f"{label}: {item}"
     else:
-        for name in ["tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"]:
+        for name in ANSWER_FIELDS:
             if name in expect:
                 assert answer[name] == expect[name], f"{label}: {name} is {answer[name]!r}"
+        if "reason_contains" in expect:
+            assert expect["reason_contains"] in (answer["reason"] or ""), f"{label}: the reason {answer['reason']!r}"
 
 
 def blocking_client(base_url: str, **settings) -> BlockingClient:

@@ -25,15 +25,11 @@ from support import (
     check_call_row,
     epoch_ms,
     scenario_cases,
+    scenario_rows,
     transaction_object,
 )
 
 GHANA_PROVIDER_CODES = {"MTN", "VODAFONE", "AIRTELTIGO"}  # sandbox fact
-
-
-def scenario_rows(*names: str) -> list:
-    """The rows of scenario files of client calls, each one pytest case named by its note."""
-    return [pytest.param(row, id=f"{name.split('_')[0]}-{row['note']}") for name in names for row in scenario_cases(name)]
 
 
 @pytest.mark.parametrize("row", scenario_rows("b02_providers_default.json"))

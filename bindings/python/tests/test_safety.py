@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 import sika
-from support import charge, scenario_cases, transaction_object
+from support import charge, check_call_row, scenario_cases, scenario_rows, transaction_object
 
 ORDER = sika.ExpectedPayment(amount=Decimal("25.00"), currency="GHS")
 FAST = dict(initial_delay_ms=50, interval_ms=50, max_interval_ms=200)
@@ -20,77 +20,14 @@ def notification(reference: str) -> bytes:
     return b'{"event":"charge.success","data":{"reference":"' + reference.encode() + b'"}}'
 
 
-async def test_b21_confirm_payment_confirms_only_an_exact_match(sandbox, client):
-    for reference, status, amount in [
-        ("PAID", "successful", "100.10"),
-        ("WORD", "success", "100.10"),
-        ("PEND", "pending", "100.10"),
-        ("FAIL", "failed", "100.10"),
-    ]:
-        sandbox.seed_transaction(transaction_object(reference, status, amount))
-    expect = lambda amount, currency: sika.ExpectedPayment(amount=Decimal(amount), currency=currency)  # noqa: E731
-
-    confirmed = await client.confirm_payment("PAID", expect("100.1", "ghs"))
-    assert isinstance(confirmed, sika.PaymentCheck.CONFIRMED)
-    assert confirmed.transaction.amount == Decimal("100.10")
-    short = await client.confirm_payment("PAID", expect("100.11", "GHS"))
-    assert isinstance(short, sika.PaymentCheck.MISMATCH) and short.field == "amount"
-    assert (short.expected, short.actual) == ("100.11", "100.10")
-    currency = await client.confirm_payment("PAID", expect("100.10", "KES"))
-    assert isinstance(currency, sika.PaymentCheck.MISMATCH) and currency.field == "currency"
-    word = await client.confirm_payment("WORD", expect("100.10", "GHS"))
-    assert isinstance(word, sika.PaymentCheck.NOT_PAID) and word.action == sika.MerchantAction.INVESTIGATE
-    assert isinstance(await client.confirm_payment("PEND", expect("100.10", "GHS")), sika.PaymentCheck.NOT_YET)
-    failed = await client.confirm_payment("FAIL", expect("100.10", "GHS"))
-    assert isinstance(failed, sika.PaymentCheck.NOT_PAID)
-    assert failed.action == sika.MerchantAction.INFORM_CUSTOMER_ALLOW_RETRY
+@pytest.mark.parametrize("row", scenario_rows("b21_confirm_payment.json"))
+async def test_b21_confirm_payment_confirms_only_an_exact_match(make_client, sandbox, row):
+    await check_call_row(sandbox, make_client, row)
 
 
-async def test_b21_a_bad_expectation_sends_nothing(sandbox, client):
-    for amount, currency in [("0", "GHS"), ("-5", "GHS"), ("5", "CEDI"), ("NaN", "GHS")]:
-        with pytest.raises(sika.SikaError.InvalidInput):
-            await client.confirm_payment("ORDER-1", sika.ExpectedPayment(amount=Decimal(amount), currency=currency))
-    assert sandbox.requests() == []
-
-
-async def test_b22_a_webhook_is_fulfilled_only_after_verification(sandbox, client):
-    for reference, status, amount in [
-        ("HOOK-PAID", "successful", "25.00"),
-        ("HOOK-FAILED", "failed", "25.00"),
-        ("HOOK-PENDING", "pending", "25.00"),
-        ("HOOK-SHORT", "successful", "2.50"),
-        ("HOOK-WORD", "success", "25.00"),
-    ]:
-        sandbox.seed_transaction(transaction_object(reference, status, amount))
-
-    paid = await client.handle_webhook(notification("HOOK-PAID"), ORDER)
-    assert isinstance(paid, sika.WebhookDecision.FULFIL)
-    assert paid.transaction.tx_ref == "HOOK-PAID"
-    assert (paid.acknowledge(), paid.http_status()) == (True, 200)
-    ignored = await client.handle_webhook(notification("HOOK-FAILED"), ORDER)
-    assert isinstance(ignored, sika.WebhookDecision.IGNORE) and ignored.http_status() == 200
-    pending = await client.handle_webhook(notification("HOOK-PENDING"), ORDER)
-    assert isinstance(pending, sika.WebhookDecision.RETRY_LATER)
-    assert (pending.acknowledge(), pending.http_status()) == (False, 503)
-    for reference in ["HOOK-SHORT", "HOOK-WORD"]:
-        decision = await client.handle_webhook(notification(reference), ORDER)
-        assert isinstance(decision, sika.WebhookDecision.INVESTIGATE), reference
-    # Within the default grace an unknown reference may be an early notification (B53).
-    early = await client.handle_webhook(notification("HOOK-NEVER-CHARGED"), ORDER)
-    assert isinstance(early, sika.WebhookDecision.RETRY_LATER) and early.http_status() == 503
-    # A repeated delivery gets the same decision: fulfilment must be idempotent on the reference.
-    assert await client.handle_webhook(notification("HOOK-PAID"), ORDER) == paid
-
-
-async def test_b22_malformed_or_foreign_notifications_send_nothing(sandbox, client):
-    oversized = b" " * (64 * 1024 + 1)
-    deep = b'{"event":"charge.success","data":' + b"[" * 10_000 + b"}"
-    for body in [b"not json", b'{"event":"charge.success"}', b'{"event":"charge.success","data":{}}', oversized, deep]:
-        decision = await client.handle_webhook(body, ORDER)
-        assert isinstance(decision, sika.WebhookDecision.REJECT), body[:40]
-    other = await client.handle_webhook(b'{"event":"transfer.failed","data":{"reference":"X"}}', ORDER)
-    assert isinstance(other, sika.WebhookDecision.IGNORE)
-    assert sandbox.requests() == []
+@pytest.mark.parametrize("row", scenario_rows("b22_webhook_decisions.json"))
+async def test_b22_a_webhook_is_decided_only_after_verification(make_client, sandbox, row):
+    await check_call_row(sandbox, make_client, row)
 
 
 def test_b22_parse_webhook_event_is_unverified_and_typed():

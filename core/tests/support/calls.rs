@@ -4,7 +4,7 @@
 //! same runner over the same files.
 
 use serde_json::Value;
-use sika_core::{Amount, ChargeRequest, Client, SikaError};
+use sika_core::{Amount, ChargeRequest, Client, ExpectedPayment, PaymentCheck, SikaError, WebhookDecision};
 
 use super::{Sandbox, transaction_object};
 
@@ -18,6 +18,25 @@ pub fn text(value: &Value) -> String {
         }
         other => panic!("not a text input: {other}"),
     }
+}
+
+/// A body's bytes: a text input, `{"hex": ...}` (raw bytes), or a list of them joined
+/// (`["{...", {"repeat": "[", "times": 9}, "}"]`).
+pub fn body_bytes(value: &Value) -> Vec<u8> {
+    match value {
+        Value::Array(parts) => parts.iter().flat_map(body_bytes).collect(),
+        Value::Object(spec) if spec.contains_key("hex") => {
+            let hex = spec["hex"].as_str().expect("hex");
+            (0..hex.len()).step_by(2).map(|at| u8::from_str_radix(&hex[at..at + 2], 16).expect("hex")).collect()
+        }
+        other => text(other).into_bytes(),
+    }
+}
+
+/// The order a row's `expected` describes.
+pub fn expected_with(input: &Value) -> Result<ExpectedPayment, SikaError> {
+    let expected = &input["expected"];
+    Ok(ExpectedPayment { amount: text(&expected["amount"]).parse::<Amount>()?, currency: text(&expected["currency"]) })
 }
 
 /// A valid charge (the shared defaults of `bad_inputs.json`) with the row's fields changed.
@@ -86,8 +105,50 @@ async fn answer(operation: &str, client: &Client, input: &Value) -> Result<Value
                 let response = client.initiate_charge(&charge_with(input)?).await?;
                 serde_json::json!({"http_status": response.http_status, "accepted": response.status})
             }
+            "confirm_payment" => {
+                let check = client.confirm_payment(&reference.expect("a reference"), &expected_with(input)?).await?;
+                let mut answer = serde_json::json!({"check": variant(&check), "tx_ref": check.transaction().tx_ref});
+                match &check {
+                    PaymentCheck::Mismatch { field, expected, actual, .. } => {
+                        answer["field"] = Value::from(field.clone());
+                        answer["expected_value"] = Value::from(expected.clone());
+                        answer["actual_value"] = Value::from(actual.clone());
+                    }
+                    PaymentCheck::NotPaid { action, .. } => answer["action"] = Value::from(variant(action)),
+                    PaymentCheck::Confirmed { .. } | PaymentCheck::NotYet { .. } => {}
+                }
+                answer
+            }
+            "handle_webhook" => {
+                let (body, expected) = (body_bytes(&input["body"]), expected_with(input)?);
+                let decision = client.handle_webhook(&body, &expected).await?;
+                if input.get("repeat_delivery") == Some(&Value::Bool(true)) {
+                    let again = client.handle_webhook(&body, &expected).await?;
+                    assert_eq!(again, decision, "a repeated delivery gets the same decision");
+                }
+                let (tx_ref, reason) = match &decision {
+                    WebhookDecision::Fulfil { transaction } => (Value::from(transaction.tx_ref.clone()), Value::Null),
+                    WebhookDecision::Investigate { transaction, reason } => {
+                        (Value::from(transaction.tx_ref.clone()), Value::from(reason.clone()))
+                    }
+                    WebhookDecision::Ignore { reason }
+                    | WebhookDecision::RetryLater { reason }
+                    | WebhookDecision::Reject { reason } => (Value::Null, Value::from(reason.clone())),
+                };
+                serde_json::json!({"decision": variant(&decision), "http_status": decision.http_status(), "tx_ref": tx_ref,
+                    "reason": reason})
+            }
             other => panic!("unknown operation {other}"),
         })
+    }
+}
+
+/// Runs every row of a behaviour's scenario file through this runner, against one sandbox.
+pub async fn run_scenario(name: &str) {
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    for (index, row) in super::scenario_cases(name).iter().enumerate() {
+        check_row(&sandbox, &client, row, &format!("{name} #{index} ({})", row["note"])).await;
     }
 }
 
@@ -148,6 +209,23 @@ pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &
     }
 }
 
+/// The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md).
+const ANSWER_FIELDS: [&str; 13] = [
+    "tx_ref",
+    "status",
+    "status_value",
+    "merchant_action",
+    "is_final",
+    "http_status",
+    "accepted",
+    "check",
+    "field",
+    "action",
+    "decision",
+    "expected_value",
+    "actual_value",
+];
+
 fn check_answer(answer: &Value, expect: &Value, label: &str) {
     if let Some(items) = answer.as_array() {
         if let Some(count) = expect.get("count") {
@@ -167,10 +245,14 @@ fn check_answer(answer: &Value, expect: &Value, label: &str) {
             }
         }
     } else {
-        for name in ["tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"] {
+        for name in ANSWER_FIELDS {
             if let Some(value) = expect.get(name) {
                 assert_eq!(&answer[name], value, "{label}: {name}");
             }
+        }
+        if let Some(part) = expect.get("reason_contains") {
+            let reason = answer["reason"].as_str().unwrap_or_default();
+            assert!(reason.contains(part.as_str().expect("text")), "{label}: the reason {reason:?}");
         }
     }
 }

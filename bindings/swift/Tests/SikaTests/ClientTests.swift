@@ -20,9 +20,7 @@ final class ClientTests: XCTestCase {
 
     /// Every row of a scenario file of client calls, by the shared runner (Support/Calls.swift).
     private func checkRows(_ name: String, file: StaticString = #filePath, line: UInt = #line) async throws {
-        for (index, row) in try scenarioCases(name).enumerated() {
-            try await checkCallRow(sandbox, row, "\(name) #\(index) (\(row["note"] ?? ""))", file: file, line: line)
-        }
+        try await checkScenarioRows(sandbox, name, file: file, line: line)
     }
 
     func testB02ProvidersWithoutCountryAreGhanasThreeAndSendNoCountry() async throws {

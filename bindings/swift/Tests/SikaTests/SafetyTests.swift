@@ -25,61 +25,7 @@ final class SafetyTests: XCTestCase {
     // MARK: B21 confirmPayment
 
     func testB21ConfirmPaymentConfirmsOnlyAnExactMatch() async throws {
-        try await seed([("PAID", "successful"), ("WORD", "success"), ("PEND", "pending"), ("FAIL", "failed")],
-                       amount: "100.10")
-
-        // 100.1 == 100.10 as decimals, and the currency matches in any case.
-        for currency in ["ghs", "GHS", "Ghs"] {
-            let check = try await client.confirmPayment(reference: "PAID", expected: expect("100.1", currency))
-            XCTAssertEqual(check.kind, "confirmed", currency)
-            XCTAssertEqual(check.transaction.txRef, "PAID")
-            XCTAssertEqual(check.transaction.amount, Amount("100.10"))
-            XCTAssertEqual(check.transaction.status, .successful)
-        }
-
-        let short = try await client.confirmPayment(reference: "PAID", expected: expect("100.11", "GHS"))
-        guard case .mismatch(_, let field, let expected, let actual) = short else {
-            return XCTFail("expected a mismatch on the amount, got \(short.kind)")
-        }
-        XCTAssertEqual(field, "amount")
-        XCTAssertEqual(expected, "100.11")
-        XCTAssertEqual(actual, "100.10", "the service's amount, as the service wrote it")
-
-        let currency = try await client.confirmPayment(reference: "PAID", expected: expect("100.10", "KES"))
-        guard case .mismatch(_, let currencyField, let expectedCurrency, let actualCurrency) = currency else {
-            return XCTFail("expected a mismatch on the currency, got \(currency.kind)")
-        }
-        XCTAssertEqual([currencyField, expectedCurrency, actualCurrency], ["currency", "KES", "GHS"])
-
-        // The service's `success` is not `successful`: never paid, investigate.
-        let word = try await client.confirmPayment(reference: "WORD", expected: expect("100.10", "GHS"))
-        XCTAssertEqual(word, .notPaid(transaction: word.transaction, action: .investigate))
-        XCTAssertEqual(word.transaction.status, .unknown(value: "success"))
-
-        let pending = try await client.confirmPayment(reference: "PEND", expected: expect("100.10", "GHS"))
-        XCTAssertEqual(pending.kind, "notYet")
-
-        let failed = try await client.confirmPayment(reference: "FAIL", expected: expect("100.10", "GHS"))
-        XCTAssertEqual(failed, .notPaid(transaction: failed.transaction, action: .informCustomerAllowRetry))
-
-        for check in [short, currency, word, pending, failed] {
-            assertNoKey(check)
-        }
-    }
-
-    func testB21ABadExpectationIsInvalidInputAndSendsNothing() async throws {
-        let cases: [(Amount, String, String)] = [
-            (Amount(Decimal(0)), "GHS", "amount"), (Amount("-5"), "GHS", "amount"), (Amount(Decimal.nan), "GHS", "amount"),
-            (Amount("5"), "CEDI", "currency"), (Amount("5"), "", "currency"), (Amount("5"), "G1S", "currency"),
-        ]
-        for (amount, currency, field) in cases {
-            let expected = ExpectedPayment(amount: amount, currency: currency)
-            let error = await sikaError { try await self.client.confirmPayment(reference: "ORDER-1", expected: expected) }
-            XCTAssertEqual(invalidField(error), field, "\(amount) \(currency)")
-            assertNoKey(error as Any)
-        }
-        let log = try await sandbox.requests()
-        XCTAssertEqual(log, [], "nothing is sent for a bad expectation")
+        try await checkScenarioRows(sandbox, "b21_confirm_payment.json")
     }
 
     func testB21TheBlockingClientConfirmsTheSameWay() async throws {
@@ -100,73 +46,8 @@ final class SafetyTests: XCTestCase {
 
     // MARK: B22 handleWebhook
 
-    func testB22AWebhookIsFulfilledOnlyAfterVerification() async throws {
-        try await seed([("HOOK-PAID", "successful"), ("HOOK-FAILED", "failed"), ("HOOK-PENDING", "pending"),
-                        ("HOOK-WORD", "success")], amount: "25.00")
-        try await seed([("HOOK-SHORT", "successful")], amount: "2.50")
-
-        let paid = try await client.handleWebhook(body: notification("HOOK-PAID"), expected: order)
-        guard case .fulfil(let transaction) = paid else { return XCTFail("expected fulfil, got \(paid)") }
-        XCTAssertEqual(transaction.txRef, "HOOK-PAID")
-        XCTAssertEqual(transaction.amount, Amount("25"))
-        XCTAssertTrue(paid.acknowledge())
-        XCTAssertEqual(paid.httpStatus(), 200)
-
-        let failed = try await client.handleWebhook(body: notification("HOOK-FAILED"), expected: order)
-        XCTAssertEqual(failed.kind, "ignore")
-        XCTAssertEqual(failed.httpStatus(), 200)
-        XCTAssertTrue(failed.acknowledge())
-
-        let pending = try await client.handleWebhook(body: notification("HOOK-PENDING"), expected: order)
-        XCTAssertEqual(pending.kind, "retryLater")
-        XCTAssertEqual(pending.httpStatus(), 503, "the service redelivers")
-        XCTAssertFalse(pending.acknowledge())
-
-        for reference in ["HOOK-SHORT", "HOOK-WORD"] {
-            let decision = try await client.handleWebhook(body: notification(reference), expected: order)
-            XCTAssertEqual(decision.kind, "investigate", reference)
-            XCTAssertEqual(decision.httpStatus(), 200, reference)
-        }
-
-        // Within the default grace an unknown reference may be an early notification (B53).
-        let forged = try await client.handleWebhook(body: notification("HOOK-NEVER-CHARGED"), expected: order)
-        XCTAssertEqual(forged.kind, "retryLater")
-        XCTAssertEqual(forged.httpStatus(), 503)
-        XCTAssertFalse(forged.acknowledge())
-
-        // A repeated delivery gets the same decision: fulfilment must be idempotent on the reference.
-        let again = try await client.handleWebhook(body: notification("HOOK-PAID"), expected: order)
-        XCTAssertEqual(again, paid)
-
-        for decision in [paid, failed, pending, forged, again] {
-            assertNoKey(decision)
-        }
-        let verified = try await sandbox.requests().map(\.path)
-        XCTAssertEqual(verified.count, 7, "each notification was verified with the service: \(verified)")
-    }
-
-    func testB22MalformedOrForeignNotificationsAreRejectedAndSendNothing() async throws {
-        let oversized = Data(repeating: UInt8(ascii: " "), count: 64 * 1024 + 1)
-        let deep = Data("{\"event\":\"charge.success\",\"data\":".utf8)
-            + Data(repeating: UInt8(ascii: "["), count: 10_000) + Data("}".utf8)
-        let bodies: [(String, Data)] = [
-            ("not json", Data("not json".utf8)),
-            ("no data", Data(#"{"event":"charge.success"}"#.utf8)),
-            ("no reference", Data(#"{"event":"charge.success","data":{}}"#.utf8)),
-            ("oversized", oversized),
-            ("deeply nested", deep),
-        ]
-        for (name, body) in bodies {
-            let decision = try await client.handleWebhook(body: body, expected: order)
-            XCTAssertEqual(decision.kind, "reject", name)
-            XCTAssertEqual(decision.httpStatus(), 400, name)
-        }
-        let other = try await client.handleWebhook(
-            body: Data(#"{"event":"transfer.failed","data":{"reference":"X"}}"#.utf8), expected: order)
-        XCTAssertEqual(other.kind, "ignore")
-        XCTAssertEqual(other.httpStatus(), 200)
-        let log = try await sandbox.requests()
-        XCTAssertEqual(log, [], "nothing is verified for a notification that is not one")
+    func testB22AWebhookIsDecidedOnlyAfterVerification() async throws {
+        try await checkScenarioRows(sandbox, "b22_webhook_decisions.json")
     }
 
     func testB22TheBlockingClientDecidesTheSameWay() async throws {

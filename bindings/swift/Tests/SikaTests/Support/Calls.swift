@@ -36,6 +36,29 @@ private func chargeWith(_ input: [String: Any]) throws -> ChargeRequest {
         callbackUrl: try inputText(input["callback_url"]) ?? "https://shop.example.com/return")
 }
 
+/// A body's bytes: a text input, `{"hex": ...}` (raw bytes), or a list of them joined.
+private func bodyBytes(_ value: Any?) throws -> Data {
+    switch value {
+    case let parts as [Any]:
+        return try parts.reduce(into: Data()) { joined, part in joined += try bodyBytes(part) }
+    case let spec as [String: Any] where spec["hex"] != nil:
+        let hex = Array(try XCTUnwrap(spec["hex"] as? String))
+        return Data(try stride(from: 0, to: hex.count, by: 2).map { at in
+            try XCTUnwrap(UInt8(String(hex[at..<at + 2]), radix: 16))
+        })
+    default:
+        return Data(try XCTUnwrap(inputText(value)).utf8)
+    }
+}
+
+/// The order a row's `expected` describes; the amount as the row's text ("NaN" too).
+private func expectedWith(_ input: [String: Any]) throws -> ExpectedPayment {
+    let expected = try XCTUnwrap(input["expected"] as? [String: Any])
+    return ExpectedPayment(
+        amount: Amount(try XCTUnwrap(inputText(expected["amount"]))),
+        currency: try XCTUnwrap(inputText(expected["currency"])))
+}
+
 /// What a call gave, by the fixtures' field names: a list of items or one object.
 private enum Answer {
     case items([[String: Any]])
@@ -68,10 +91,51 @@ private func answer(_ client: Client, _ operation: String, _ input: [String: Any
     case "initiate_charge":
         let response = try await client.initiateCharge(request: try chargeWith(input))
         return .object(["http_status": Int(response.httpStatus), "accepted": response.status as Any? ?? NSNull()])
+    case "confirm_payment":
+        let reference = try XCTUnwrap(inputText(input["reference"]))
+        let check = try await client.confirmPayment(reference: reference, expected: try expectedWith(input))
+        var object: [String: Any] = ["check": kindText(check)]
+        switch check {
+        case .confirmed(let transaction), .notYet(let transaction):
+            object["tx_ref"] = transaction.txRef
+        case .notPaid(let transaction, let action):
+            object["tx_ref"] = transaction.txRef
+            object["action"] = kindText(action)
+        case .mismatch(let transaction, let field, let expected, let actual):
+            object["tx_ref"] = transaction.txRef
+            object["field"] = field
+            object["expected_value"] = expected
+            object["actual_value"] = actual
+        }
+        return .object(object)
+    case "handle_webhook":
+        let (body, expected) = (try bodyBytes(input["body"]), try expectedWith(input))
+        let decision = try await client.handleWebhook(body: body, expected: expected)
+        if input["repeat_delivery"] as? Bool == true {
+            let again = try await client.handleWebhook(body: body, expected: expected)
+            XCTAssertEqual(again, decision, "a repeated delivery gets the same decision")
+        }
+        var object: [String: Any] = ["decision": kindText(decision), "http_status": Int(decision.httpStatus())]
+        switch decision {
+        case .fulfil(let transaction):
+            object["tx_ref"] = transaction.txRef
+        case .investigate(let transaction, let reason):
+            object["tx_ref"] = transaction.txRef
+            object["reason"] = reason
+        case .ignore(let reason), .retryLater(let reason), .reject(let reason):
+            object["reason"] = reason
+        }
+        return .object(object)
     default:
         throw CallRowError.unknownOperation(operation)
     }
 }
+
+/// The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md).
+private let answerFields = [
+    "tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted",
+    "check", "field", "action", "decision", "expected_value", "actual_value",
+]
 
 private let booleanFields: Set = ["authorized", "is_final", "accepted"]
 private let integerFields: Set = ["http_status"]
@@ -82,6 +146,13 @@ private func same(_ name: String, _ got: Any?, _ want: Any?) -> Bool {
     if booleanFields.contains(name) { return (got as? Bool).map { $0 == want as? Bool } ?? false }
     if integerFields.contains(name) { return (got as? Int).map { $0 == want as? Int } ?? false }
     return (got as? String).map { $0 == want as? String } ?? false
+}
+
+/// Runs every row of a behaviour's scenario file through the runner, against `sandbox`.
+func checkScenarioRows(_ sandbox: Sandbox, _ name: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+    for (index, row) in try scenarioCases(name).enumerated() {
+        try await checkCallRow(sandbox, row, "\(name) #\(index) (\(row["note"] ?? ""))", file: file, line: line)
+    }
 }
 
 /// Runs one row against `sandbox` (its log cleared first) and checks everything it expects.
@@ -146,9 +217,13 @@ func checkCallRow(
                 }
             }
         case .object(let object)?:
-            for name in ["tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"] {
+            for name in answerFields {
                 guard let value = expect[name] else { continue }
                 XCTAssertTrue(same(name, object[name], value), "\(label): \(name) is \(object[name] ?? "nil")", file: file, line: line)
+            }
+            if let part = expect["reason_contains"] as? String {
+                let reason = object["reason"] as? String ?? ""
+                XCTAssertTrue(reason.contains(part), "\(label): the reason \(reason)", file: file, line: line)
             }
         case nil:
             XCTFail("\(label): no answer", file: file, line: line)

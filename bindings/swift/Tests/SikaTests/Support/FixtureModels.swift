@@ -176,6 +176,25 @@ func kindText(_ accountType: BankAccountType) -> String {
     }
 }
 
+func kindText(_ check: PaymentCheck) -> String {
+    switch check {
+    case .confirmed: "Confirmed"
+    case .notYet: "NotYet"
+    case .notPaid: "NotPaid"
+    case .mismatch: "Mismatch"
+    }
+}
+
+func kindText(_ decision: WebhookDecision) -> String {
+    switch decision {
+    case .fulfil: "Fulfil"
+    case .investigate: "Investigate"
+    case .ignore: "Ignore"
+    case .retryLater: "RetryLater"
+    case .reject: "Reject"
+    }
+}
+
 func kindText(_ action: MerchantAction) -> String {
     switch action {
     case .fulfilOrder: "FulfilOrder"

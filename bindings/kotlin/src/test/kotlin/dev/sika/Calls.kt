@@ -1,12 +1,14 @@
 package dev.sika
 
 import java.math.BigDecimal
+import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.boolean
+import kotlinx.serialization.json.contentOrNull
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonArray
@@ -17,6 +19,8 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertInstanceOf
 import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.DynamicTest
+import org.junit.jupiter.api.DynamicTest.dynamicTest
 
 /**
  * The one runner of client calls for the scenario files of the behaviours the core decides
@@ -28,6 +32,19 @@ object Calls {
     fun text(value: JsonElement): String = when (value) {
         is JsonObject -> value["repeat"]!!.jsonPrimitive.content.repeat(value["times"]!!.jsonPrimitive.int)
         else -> value.jsonPrimitive.content
+    }
+
+    /** A body's bytes: a text input, `{"hex": ...}` (raw bytes), or a list of them joined. */
+    fun bodyBytes(value: JsonElement): ByteArray = when {
+        value is JsonArray -> value.fold(ByteArray(0)) { joined, part -> joined + bodyBytes(part) }
+        value is JsonObject && "hex" in value -> value["hex"]!!.jsonPrimitive.content.chunked(2).map { it.toInt(16).toByte() }.toByteArray()
+        else -> text(value).toByteArray()
+    }
+
+    /** The order a row's `expected` describes. */
+    fun expectedWith(input: JsonObject): ExpectedPayment {
+        val expected = input["expected"]!!.jsonObject
+        return ExpectedPayment(BigDecimal(text(expected["amount"]!!)), text(expected["currency"]!!))
     }
 
     /** A valid charge (the shared defaults of bad_inputs.json) with the row's fields changed. */
@@ -84,8 +101,52 @@ object Calls {
                 val response = client.initiateCharge(chargeWith(input))
                 buildJsonObject { put("http_status", response.httpStatus); put("accepted", response.status) }
             }
+            "confirm_payment" -> {
+                val check = client.confirmPayment(text(input["reference"]!!), expectedWith(input))
+                buildJsonObject {
+                    put("check", variant(check))
+                    val transaction = when (check) {
+                        is PaymentCheck.Confirmed -> check.transaction
+                        is PaymentCheck.NotYet -> check.transaction
+                        is PaymentCheck.NotPaid -> check.transaction
+                        is PaymentCheck.Mismatch -> check.transaction
+                    }
+                    put("tx_ref", transaction.txRef)
+                    if (check is PaymentCheck.Mismatch) {
+                        put("field", check.field); put("expected_value", check.expected); put("actual_value", check.actual)
+                    }
+                    if (check is PaymentCheck.NotPaid) put("action", variant(check.action))
+                }
+            }
+            "handle_webhook" -> {
+                val body = bodyBytes(input["body"]!!)
+                val expected = expectedWith(input)
+                val decision = client.handleWebhook(body, expected)
+                if (input["repeat_delivery"]?.jsonPrimitive?.boolean == true) {
+                    assertEquals(decision, client.handleWebhook(body, expected), "a repeated delivery gets the same decision")
+                }
+                val (transaction, reason) = when (decision) {
+                    is WebhookDecision.Fulfil -> decision.transaction to null
+                    is WebhookDecision.Investigate -> decision.transaction to decision.reason
+                    is WebhookDecision.Ignore -> null to decision.reason
+                    is WebhookDecision.RetryLater -> null to decision.reason
+                    is WebhookDecision.Reject -> null to decision.reason
+                }
+                buildJsonObject {
+                    put("decision", variant(decision))
+                    put("http_status", decision.httpStatus())
+                    put("tx_ref", transaction?.txRef)
+                    put("reason", reason)
+                }
+            }
             else -> error("unknown operation $operation")
         }
+    }
+
+    /** Every row of a behaviour's scenario file as a dynamic test, each named by its note. */
+    fun rows(sandbox: Sandbox, name: String): List<DynamicTest> = scenarioCases(name).mapIndexed { index, row ->
+        val label = "$name #$index (${row["note"]!!.jsonPrimitive.content})"
+        dynamicTest(label) { runBlocking { checkRow(sandbox, row, label) } }
     }
 
     /** Runs one row against [sandbox] (its log cleared first) and checks everything it expects. */
@@ -93,7 +154,7 @@ object Calls {
         val operation = row["operation"]!!.jsonPrimitive.content
         val input = row["input"]!!.jsonObject
         val expect = row["expect"]!!.jsonObject
-        val amount = input["amount"]?.let(::text)
+        val amount = (input["amount"] ?: input["expected"]?.jsonObject?.get("amount"))?.let(::text)
         if (amount != null && amount.toBigDecimalOrNull() == null) {
             // BigDecimal cannot hold it (NaN): no Kotlin caller can pass it, so the type itself is
             // the rejection. The row must expect one; an amount it wants accepted fails here.
@@ -143,6 +204,12 @@ object Calls {
         }
     }
 
+    /** The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md). */
+    private val ANSWER_FIELDS = listOf(
+        "tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted",
+        "check", "field", "action", "decision", "expected_value", "actual_value",
+    )
+
     private fun checkAnswer(answer: JsonElement, expect: JsonObject, label: String) {
         if (answer is JsonArray) {
             expect["count"]?.let { assertEquals(it.jsonPrimitive.int, answer.size, label) }
@@ -154,8 +221,12 @@ object Calls {
                 answer.forEach { item -> assertEquals(value, item.jsonObject[name], "$label: $name of $item") }
             }
         } else {
-            for (name in listOf("tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted")) {
+            for (name in ANSWER_FIELDS) {
                 expect[name]?.let { assertEquals(it, answer.jsonObject[name], "$label: $name") }
+            }
+            expect["reason_contains"]?.let { part ->
+                val reason = answer.jsonObject["reason"]?.jsonPrimitive?.contentOrNull.orEmpty()
+                assertTrue(reason.contains(part.jsonPrimitive.content), "$label: the reason $reason")
             }
         }
     }

@@ -33,10 +33,7 @@ class ClientTest {
     fun resetSandbox() = sandbox.reset()
 
     /** Every row of a scenario file of client calls, one dynamic test each, by the shared runner. */
-    private fun rows(name: String): List<DynamicTest> = scenarioCases(name).mapIndexed { index, row ->
-        val label = "$name #$index (${row["note"]!!.jsonPrimitive.content})"
-        dynamicTest(label) { runBlocking { Calls.checkRow(sandbox, row, label) } }
-    }
+    private fun rows(name: String): List<DynamicTest> = Calls.rows(sandbox, name)
 
     @TestFactory
     fun testB02ProvidersWithoutACountryAreGhanasAndSendNoCountry(): List<DynamicTest> = rows("b02_providers_default.json")

@@ -22,7 +22,9 @@ import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertInstanceOf
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.BeforeEach
+import org.junit.jupiter.api.DynamicTest
 import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
 
@@ -79,63 +81,10 @@ class SafetyTest {
         }
     }
 
-    @Test
-    fun testB21ConfirmPaymentConfirmsOnlyAnExactMatch() = runBlocking<Unit> {
-        seedPayments()
-        sandbox.client().use { client ->
-            // Decimal equality (100.1 == 100.10) and currency in any case.
-            for (order in listOf(expect("100.1", "ghs"), expect("100.10"), expect("100.100", "Ghs"))) {
-                val confirmed = assertInstanceOf(PaymentCheck.Confirmed::class.java, seen(client.confirmPayment("PAID", order)), "$order")
-                assertEquals("100.10", confirmed.transaction.amount.toPlainString(), "the service's amount, scale kept")
-                assertEquals("PAID", confirmed.transaction.txRef)
-            }
+    private fun rows(name: String): List<DynamicTest> = Calls.rows(sandbox, name)
 
-            val short = assertInstanceOf(PaymentCheck.Mismatch::class.java, seen(client.confirmPayment("PAID", expect("100.11"))))
-            assertEquals(Triple("amount", "100.11", "100.10"), Triple(short.field, short.expected, short.actual))
-            val currency = assertInstanceOf(PaymentCheck.Mismatch::class.java, seen(client.confirmPayment("PAID", expect("100.10", "KES"))))
-            assertEquals("currency", currency.field)
-            assertEquals(Pair("KES", "GHS"), Pair(currency.expected, currency.actual))
-
-            // `success` is not `successful`: never paid, investigate.
-            val word = assertInstanceOf(PaymentCheck.NotPaid::class.java, seen(client.confirmPayment("WORD", expect("100.10"))))
-            assertEquals(MerchantAction.INVESTIGATE, word.action)
-            assertEquals(TransactionStatus.Unknown("success"), word.transaction.status)
-
-            val pending = assertInstanceOf(PaymentCheck.NotYet::class.java, seen(client.confirmPayment("PEND", expect("100.10"))))
-            assertEquals(TransactionStatus.Pending, pending.transaction.status)
-            val failed = assertInstanceOf(PaymentCheck.NotPaid::class.java, seen(client.confirmPayment("FAIL", expect("100.10"))))
-            assertEquals(MerchantAction.INFORM_CUSTOMER_ALLOW_RETRY, failed.action)
-
-            seen(assertThrows<SikaException.TransactionNotFound> { client.confirmPayment("NEVER-CHARGED", expect("100.10")) })
-        }
-    }
-
-    @Test
-    fun testB21ABadExpectationIsInvalidInputAndSendsNothing() = runBlocking<Unit> {
-        val bad = listOf(
-            "amount" to expect("0"),
-            "amount" to expect("-5"),
-            "amount" to expect("0.00"),
-            "currency" to expect("5", "CEDI"),
-            "currency" to expect("5", ""),
-            "currency" to expect("5", "G1S"),
-        )
-        sandbox.client().use { client ->
-            for ((field, order) in bad) {
-                val error = seen(assertThrows<SikaException.InvalidInput> { client.confirmPayment("ORDER-1", order) })
-                assertEquals(field, error.field, "$order")
-                // handleWebhook checks the order the same way, before reading the body.
-                val webhook = seen(assertThrows<SikaException.InvalidInput> { client.handleWebhook(notification("ORDER-1"), order) })
-                assertEquals(field, webhook.field, "$order")
-            }
-        }
-        sandbox.blockingClient().use { client ->
-            for ((field, order) in bad) {
-                assertEquals(field, seen(assertThrows<SikaException.InvalidInput> { client.confirmPayment("ORDER-1", order) }).field)
-            }
-        }
-        assertEquals(emptyList<Any>(), sandbox.requests(), "a bad expectation reached the service")
-    }
+    @TestFactory
+    fun testB21ConfirmPaymentConfirmsOnlyAnExactMatch(): List<DynamicTest> = rows("b21_confirm_payment.json")
 
     @Test
     fun testB21TheBlockingClientConfirmsTheSameWay() {
@@ -172,59 +121,8 @@ class SafetyTest {
         assertEquals(acknowledge, decision.acknowledge(), "$decision")
     }
 
-    @Test
-    fun testB22AWebhookIsFulfilledOnlyAfterVerification() = runBlocking<Unit> {
-        seedWebhookOrders()
-        sandbox.client().use { client ->
-            val paid = assertInstanceOf(WebhookDecision.Fulfil::class.java, seen(client.handleWebhook(notification("HOOK-PAID"), ORDER)))
-            assertEquals("HOOK-PAID", paid.transaction.txRef)
-            assertAnswer(paid, 200, acknowledge = true)
-            assertEquals(listOf("/transaction/verify/HOOK-PAID"), paths(), "the notification was verified with the service")
-
-            val failed = assertInstanceOf(WebhookDecision.Ignore::class.java, seen(client.handleWebhook(notification("HOOK-FAILED"), ORDER)))
-            assertAnswer(failed, 200, acknowledge = true)
-            val pending = assertInstanceOf(WebhookDecision.RetryLater::class.java, seen(client.handleWebhook(notification("HOOK-PENDING"), ORDER)))
-            assertAnswer(pending, 503, acknowledge = false)
-
-            val short = assertInstanceOf(WebhookDecision.Investigate::class.java, seen(client.handleWebhook(notification("HOOK-SHORT"), ORDER)))
-            assertTrue(short.reason.contains("amount"), short.reason)
-            assertAnswer(short, 200, acknowledge = true)
-            val word = assertInstanceOf(WebhookDecision.Investigate::class.java, seen(client.handleWebhook(notification("HOOK-WORD"), ORDER)))
-            assertTrue(word.reason.contains("success"), word.reason)
-            assertAnswer(word, 200, acknowledge = true)
-            // Paid in full for another order is not this order paid.
-            assertInstanceOf(WebhookDecision.Investigate::class.java, seen(client.handleWebhook(notification("HOOK-PAID"), expect("30.00"))))
-
-            // Within the default grace an unknown reference may be an early notification (B53).
-            val early = assertInstanceOf(WebhookDecision.RetryLater::class.java, seen(client.handleWebhook(notification("HOOK-NEVER-CHARGED"), ORDER)))
-            assertAnswer(early, 503, acknowledge = false)
-
-            // A repeated delivery gets an equal decision: fulfilment must be idempotent on the reference.
-            assertEquals(paid, seen(client.handleWebhook(notification("HOOK-PAID"), ORDER)))
-        }
-    }
-
-    @Test
-    fun testB22MalformedOrForeignNotificationsSendNothing() = runBlocking<Unit> {
-        val malformed = mapOf(
-            "not json" to "not json".toByteArray(),
-            "no data" to """{"event":"charge.success"}""".toByteArray(),
-            "no reference" to """{"event":"charge.success","data":{}}""".toByteArray(),
-            "empty reference" to """{"event":"charge.success","data":{"reference":""}}""".toByteArray(),
-            "not UTF-8" to byteArrayOf(0x7b, 0xff.toByte(), 0x7d),
-            "64 KiB + 1" to ByteArray(64 * 1024 + 1) { ' '.code.toByte() },
-            "10,000 deep" to """{"event":"charge.success","data":${"[".repeat(10_000)}}""".toByteArray(),
-        )
-        sandbox.client().use { client ->
-            for ((name, body) in malformed) {
-                val decision = assertInstanceOf(WebhookDecision.Reject::class.java, seen(client.handleWebhook(body, ORDER)), name)
-                assertAnswer(decision, 400, acknowledge = false)
-            }
-            val other = seen(client.handleWebhook("""{"event":"transfer.failed","data":{"reference":"X"}}""".toByteArray(), ORDER))
-            assertAnswer(assertInstanceOf(WebhookDecision.Ignore::class.java, other), 200, acknowledge = true)
-        }
-        assertEquals(emptyList<Any>(), sandbox.requests(), "a notification that was never verifiable reached the service")
-    }
+    @TestFactory
+    fun testB22AWebhookIsDecidedOnlyAfterVerification(): List<DynamicTest> = rows("b22_webhook_decisions.json")
 
     @Test
     fun testB22ParseWebhookEventIsUnverifiedAndTyped() {
