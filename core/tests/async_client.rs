@@ -8,19 +8,7 @@ use std::time::Duration;
 use sika_core::{
     Amount, ChargeRequest, Client, ClientConfig, MerchantAction, PaymentType, SikaError, TransactionStatus,
 };
-use support::{Sandbox, calls, fixture, scenario_cases, transaction_object};
-
-fn charge(reference: &str, phone: &str, amount: &str) -> ChargeRequest {
-    ChargeRequest {
-        amount: amount.parse::<Amount>().expect("amount"),
-        email: "ama@example.com".into(),
-        phone_number: phone.into(),
-        reference: reference.into(),
-        currency: "GHS".into(),
-        provider: "MTN".into(),
-        callback_url: Some("https://shop.example.com/return".into()),
-    }
-}
+use support::{Sandbox, calls, charge, fixture, scenario_cases, transaction_object};
 
 #[tokio::test]
 async fn b02_providers_default_to_ghana_without_sending_a_country() {
@@ -161,7 +149,10 @@ async fn b12_rejected_input_sends_nothing() {
 async fn b09_a_charged_amount_verifies_exactly() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
-    let request = charge("ORDER-CHARGE-1", "+233244123333", "100.10");
+    let request = ChargeRequest {
+        amount: "100.10".parse::<Amount>().expect("amount"),
+        ..charge("ORDER-CHARGE-1", "+233244123333")
+    };
     let response = client.initiate_charge(&request).await.expect("charge");
     assert!(response.raw_json.contains("100.10"), "{}", response.raw_json);
     let transaction = client.verify_transaction("ORDER-CHARGE-1").await.expect("verify");
@@ -186,10 +177,7 @@ async fn b14_the_ussd_flow_ends_as_each_test_number_says() {
         ("5678", TransactionStatus::Successful),
     ];
     for (suffix, _) in &numbers {
-        client
-            .initiate_charge(&charge(&format!("USSD-{suffix}"), &format!("+23324412{suffix}"), "20"))
-            .await
-            .expect(suffix);
+        client.initiate_charge(&charge(&format!("USSD-{suffix}"), &format!("+23324412{suffix}"))).await.expect(suffix);
     }
     for (suffix, want) in &numbers {
         let transaction = support::wait_for_final(&client, &format!("USSD-{suffix}"), Duration::from_secs(5)).await;
@@ -201,8 +189,8 @@ async fn b14_the_ussd_flow_ends_as_each_test_number_says() {
 async fn b14_number_3333_stays_pending_and_4444_is_reversed_after_success() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
-    client.initiate_charge(&charge("USSD-3333", "+233244123333", "20")).await.expect("charge");
-    client.initiate_charge(&charge("USSD-4444", "+233244124444", "20")).await.expect("charge");
+    client.initiate_charge(&charge("USSD-3333", "+233244123333")).await.expect("charge");
+    client.initiate_charge(&charge("USSD-4444", "+233244124444")).await.expect("charge");
     let successful =
         support::wait_for_status(&client, "USSD-4444", &TransactionStatus::Successful, Duration::from_secs(5)).await;
     assert_eq!(successful.status, TransactionStatus::Successful);

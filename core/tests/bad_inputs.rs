@@ -4,48 +4,24 @@
 mod support;
 
 use serde_json::Value;
-use sika_core::{Amount, ChargeRequest, Client, ClientConfig, SikaError};
-use support::Sandbox;
-
-fn text(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Object(spec) => {
-            let unit = spec["repeat"].as_str().expect("repeat");
-            unit.repeat(spec["times"].as_u64().expect("times") as usize)
-        }
-        other => panic!("not a text input: {other}"),
-    }
-}
-
-fn charge_with(input: &serde_json::Map<String, Value>) -> Result<ChargeRequest, SikaError> {
-    let field = |name: &str, default: &str| input.get(name).map(text).unwrap_or_else(|| default.to_owned());
-    Ok(ChargeRequest {
-        amount: field("amount", "10.50").parse::<Amount>()?,
-        email: field("email", "ama@example.com"),
-        phone_number: field("phone_number", "+233244125678"),
-        reference: field("reference", "BAD-INPUT-CHARGE"),
-        currency: field("currency", "GHS"),
-        provider: field("provider", "MTN"),
-        callback_url: Some(field("callback_url", "https://shop.example.com/return")),
-    })
-}
+use sika_core::{Client, ClientConfig, SikaError};
+use support::{Sandbox, calls};
 
 async fn run(sandbox: &Sandbox, client: &Client, case: &Value) -> Result<(), SikaError> {
     let input = case["input"].as_object().expect("input");
-    let country = input.get("country").map(text);
+    let country = input.get("country").map(calls::text);
     match case["operation"].as_str().expect("operation") {
-        "verify_transaction" => client.verify_transaction(&text(&input["reference"])).await.map(drop),
+        "verify_transaction" => client.verify_transaction(&calls::text(&input["reference"])).await.map(drop),
         "list_mobile_money_providers" => client.list_mobile_money_providers(country.as_deref()).await.map(drop),
         "list_banks" => client.list_banks(country.as_deref()).await.map(drop),
-        "initiate_charge" => client.initiate_charge(&charge_with(input)?).await.map(drop),
+        "initiate_charge" => client.initiate_charge(&calls::charge_with(&case["input"])?).await.map(drop),
         "new_client" => {
             let mut config = sandbox.config();
             if let Some(key) = input.get("secret_key") {
-                config.secret_key = text(key).into();
+                config.secret_key = calls::text(key).into();
             }
             if let Some(url) = input.get("base_url") {
-                config.base_url = text(url);
+                config.base_url = calls::text(url);
             }
             Client::new(config).map(drop)
         }

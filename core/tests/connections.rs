@@ -12,22 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use sika_core::{Amount, CallOptions, ChargeRequest, Client, ClientConfig, SikaError};
-use support::{KEY, Sandbox, scenario};
+use sika_core::{CallOptions, Client, ClientConfig, SikaError};
+use support::{KEY, Sandbox, charge, scenario};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-
-fn charge(reference: &str) -> ChargeRequest {
-    ChargeRequest {
-        amount: "5".parse::<Amount>().expect("amount"),
-        email: "kofi@example.com".into(),
-        phone_number: "+233201230000".into(),
-        reference: reference.into(),
-        currency: "GHS".into(),
-        provider: "MTN".into(),
-        callback_url: None,
-    }
-}
 
 /// Client sockets open now to 127.0.0.1:`port` (`/proc/net/tcp`: connecting, established, or
 /// closed by the peer and not yet by us). Only this test talks to its sandbox, so these are its
@@ -114,7 +102,7 @@ fn b74_a_charge_that_never_got_a_connection_is_a_timeout_and_was_never_sent() {
         let impatient =
             client.with_options(CallOptions { timeout_ms: Some(300), ..CallOptions::default() }).expect("view");
         let started = Instant::now();
-        let outcome = impatient.initiate_charge(&charge("B74-WAITED")).await;
+        let outcome = impatient.initiate_charge(&charge("B74-WAITED", "+233244125678")).await;
         assert!(matches!(outcome, Err(SikaError::Timeout)), "{outcome:?}");
         assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
         holder.abort();
@@ -225,7 +213,7 @@ async fn b75_charges_around_the_servers_keep_alive_timeout_are_never_falsely_unk
             tokio::spawn(async move {
                 let mut rng = fastrand::Rng::with_seed(worker as u64);
                 for round in 0..charges / sequences {
-                    match client.initiate_charge(&charge(&format!("B75-{worker}-{round}"))).await {
+                    match client.initiate_charge(&charge(&format!("B75-{worker}-{round}"), "+233244125678")).await {
                         Ok(_) => {}
                         Err(SikaError::ChargeOutcomeUnknown { .. }) => {
                             unknown.fetch_add(1, Ordering::Relaxed);

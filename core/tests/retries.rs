@@ -5,20 +5,8 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use sika_core::{Amount, ChargeRequest, Client, SikaError};
-use support::{Sandbox, transaction_object};
-
-fn charge(reference: &str) -> ChargeRequest {
-    ChargeRequest {
-        amount: "10".parse::<Amount>().expect("amount"),
-        email: "ama@example.com".into(),
-        phone_number: "+233244125678".into(),
-        reference: reference.into(),
-        currency: "GHS".into(),
-        provider: "MTN".into(),
-        callback_url: None,
-    }
-}
+use sika_core::{Client, SikaError};
+use support::{Sandbox, charge, transaction_object};
 
 #[tokio::test]
 async fn b26_a_read_is_retried_after_a_5xx_and_succeeds() {
@@ -96,14 +84,14 @@ async fn b26_a_charge_is_never_retried_and_a_lost_answer_is_outcome_unknown() {
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     sandbox.fault("/charge", "status", 1, json!({ "status": 503 }));
-    let result = client.initiate_charge(&charge("NO-RETRY")).await;
+    let result = client.initiate_charge(&charge("NO-RETRY", "+233244125678")).await;
     assert!(matches!(result, Err(SikaError::ChargeOutcomeUnknown { ref reference, .. }) if reference == "NO-RETRY"));
     assert_eq!(sandbox.requests().len(), 1);
 
     for then in ["status", "reset"] {
         let reference = format!("TAKEN-{then}");
         sandbox.fault("/charge", "after_processing", 1, json!({ "then": then }));
-        let result = client.initiate_charge(&charge(&reference)).await;
+        let result = client.initiate_charge(&charge(&reference, "+233244125678")).await;
         assert!(matches!(result, Err(SikaError::ChargeOutcomeUnknown { .. })), "{then}: {result:?}");
         let taken = client.verify_transaction(&reference).await.expect("the service did create it");
         assert_eq!(taken.tx_ref, reference);
@@ -114,6 +102,6 @@ async fn b26_a_charge_is_never_retried_and_a_lost_answer_is_outcome_unknown() {
 async fn b26_a_charge_refused_by_the_service_is_a_definite_error() {
     let sandbox = Sandbox::start();
     sandbox.fault("/charge", "status", 1, json!({ "status": 429 }));
-    let result = sandbox.client().initiate_charge(&charge("RATE")).await;
+    let result = sandbox.client().initiate_charge(&charge("RATE", "+233244125678")).await;
     assert!(matches!(result, Err(SikaError::RateLimited { .. })), "{result:?}");
 }

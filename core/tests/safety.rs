@@ -6,10 +6,10 @@ mod support;
 use std::time::Duration;
 
 use sika_core::{
-    Amount, AwaitOptions, Cancellation, ChargeRequest, Client, ClientConfig, ExpectedPayment, SikaError,
-    TransactionStatus, WebhookDecision,
+    Amount, AwaitOptions, Cancellation, Client, ClientConfig, ExpectedPayment, SikaError, TransactionStatus,
+    WebhookDecision,
 };
-use support::{Sandbox, calls, transaction_object};
+use support::{Sandbox, calls, charge, transaction_object};
 
 fn expected(amount: &str, currency: &str) -> ExpectedPayment {
     ExpectedPayment { amount: amount.parse::<Amount>().expect("amount"), currency: currency.into() }
@@ -84,18 +84,6 @@ async fn b23_await_final_status_rejects_bad_options_before_sending() {
     assert!(matches!(client.await_final_status("R", &options).await, Err(SikaError::InvalidInput { .. })));
     assert!(matches!(client.await_final_status("..", &fast_await()).await, Err(SikaError::InvalidInput { .. })));
     assert!(sandbox.requests().is_empty());
-}
-
-fn charge(reference: &str, phone: &str) -> ChargeRequest {
-    ChargeRequest {
-        amount: "10".parse::<Amount>().expect("amount"),
-        email: "ama@example.com".into(),
-        phone_number: phone.into(),
-        reference: reference.into(),
-        currency: "GHS".into(),
-        provider: "MTN".into(),
-        callback_url: None,
-    }
 }
 
 /// A server that reads the request and closes the connection without answering: the charge

@@ -8,20 +8,8 @@ mod support;
 use std::time::Duration;
 
 use serde_json::json;
-use sika_core::{Amount, ChargeRequest, ClientConfig};
-use support::{Sandbox, scenario};
-
-fn charge(reference: &str) -> ChargeRequest {
-    ChargeRequest {
-        amount: "5".parse::<Amount>().expect("amount"),
-        email: "kofi@example.com".into(),
-        phone_number: "+233201230000".into(),
-        reference: reference.into(),
-        currency: "GHS".into(),
-        provider: "MTN".into(),
-        callback_url: None,
-    }
-}
+use sika_core::ClientConfig;
+use support::{Sandbox, charge, scenario};
 
 #[test]
 fn b46_blocking_charge_after_the_server_closed_the_pooled_connection_reaches_the_server() {
@@ -37,7 +25,7 @@ fn b46_blocking_charge_after_the_server_closed_the_pooled_connection_reaches_the
     sandbox.fault(path, kind, rounds, json!({}));
     for round in 0..rounds {
         let reference = format!("B46-{round}");
-        let response = client.initiate_charge(&charge(&reference));
+        let response = client.initiate_charge(&charge(&reference, "+233244125678"));
         assert!(response.is_ok(), "round {round}: {response:?}");
         // The sandbox closed the charge's connection (only the control request's own stays
         // open): its FIN is at the client's socket before the next call starts.

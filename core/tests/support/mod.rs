@@ -201,6 +201,20 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// A valid mobile money charge in Ghana of 10 GHS from `phone` (its last four digits pick the
+/// sandbox's USSD outcome), with no callback.
+pub fn charge(reference: &str, phone: &str) -> sika_core::ChargeRequest {
+    sika_core::ChargeRequest {
+        amount: "10".parse().expect("amount"),
+        email: "ama@example.com".into(),
+        phone_number: phone.into(),
+        reference: reference.into(),
+        currency: "GHS".into(),
+        provider: "MTN".into(),
+        callback_url: None,
+    }
+}
+
 /// The cases of a behaviour's scenario file, `tests/fixtures/scenarios/NAME` (ADR 0037): every
 /// language's test of that behaviour runs each of them, so a new case is one row there.
 pub fn scenario_cases(name: &str) -> Vec<Value> {
