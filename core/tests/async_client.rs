@@ -36,36 +36,8 @@ async fn b06_banks_of_an_unknown_country_are_an_invalid_country_code() {
 }
 
 #[tokio::test]
-async fn b27_bank_lists_are_cached_per_country_and_the_cache_can_be_turned_off() {
-    let sandbox = Sandbox::start();
-    let cached = sandbox.client();
-    let first = cached.list_banks(Some("GH")).await.expect("banks");
-    let second = cached.list_banks(Some("gh")).await.expect("banks");
-    assert_eq!(first, second);
-    cached.list_banks(Some("KE")).await.expect("banks");
-    assert_eq!(sandbox.requests().len(), 2, "GH once, KE once");
-
-    sandbox.clear_requests();
-    let mut config = sandbox.config();
-    config.bank_cache_ttl_seconds = 0;
-    let uncached = Client::new(config).expect("client");
-    uncached.list_banks(Some("GH")).await.expect("banks");
-    uncached.list_banks(Some("GH")).await.expect("banks");
-    assert_eq!(sandbox.requests().len(), 2);
-}
-
-#[tokio::test]
-async fn b27_concurrent_bank_calls_share_one_request() {
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
-    let calls = (0..16).map(|_| {
-        let client = client.clone();
-        tokio::spawn(async move { client.list_banks(Some("UG")).await })
-    });
-    for call in calls {
-        call.await.expect("task").expect("banks");
-    }
-    assert_eq!(sandbox.requests().len(), 1);
+async fn b27_bank_lists_are_cached_per_country_and_refresh_bypasses_the_cache() {
+    calls::run_scenario("b27_bank_cache.json").await;
 }
 
 #[tokio::test]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import decimal
@@ -275,6 +276,9 @@ async def _call_answer(client, operation: str, overrides: dict) -> dict | list:
             {"code": b.code, "country": b.country, "currency": b.currency, "account_type": variant_name(b.account_type)}
             for b in banks
         ]
+    if operation == "refresh_banks":
+        banks = await client.refresh_banks(country)
+        return [{"code": b.code, "country": b.country, "currency": b.currency} for b in banks]
     if operation == "verify_transaction":
         transaction = await client.verify_transaction(input_text(overrides["reference"]))
         status = transaction.status
@@ -321,20 +325,38 @@ async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
     core/tests/support/calls.rs, Kotlin's Calls.kt and Swift's Calls.swift."""
     operation, overrides, expect = row["operation"], row["input"], row["expect"]
     label = f"{operation} ({row.get('note')})"
-    client = make_client(key=input_text(overrides["secret_key"])) if "secret_key" in overrides else make_client()
+    settings = dict(overrides.get("settings", {}))
+    if "secret_key" in overrides:
+        settings["key"] = input_text(overrides["secret_key"])
+    client = make_client(**settings)
     if "seed" in overrides:
         seed = overrides["seed"]
         sandbox.seed_transaction(transaction_object(input_text(overrides["reference"]), seed["status"], seed["amount"]))
+    for fault in overrides.get("faults", []):
+        sandbox.control("add_fault", body=fault)
+    if "called_before" in overrides:
+        first = overrides["called_before"]
+        await _call_answer(client, first["operation"], first["input"])
     if overrides.get("charged_before"):
         first = await _call_answer(client, operation, overrides)
         assert first == {"http_status": 200, "accepted": True}, f"{label}: the first call: {first}"
     sandbox.clear_requests()
     error, answer = None, None
+    started = time.monotonic()
     try:
-        answer = await _call_answer(client, operation, overrides)
+        if "concurrent" in overrides:
+            calls = [_call_answer(client, operation, overrides) for _ in range(overrides["concurrent"])]
+            answers = await asyncio.gather(*calls)
+            assert all(other == answers[0] for other in answers), f"{label}: concurrent answers differ"
+            answer = answers[0]
+        else:
+            answer = await _call_answer(client, operation, overrides)
     except SikaError as raised:
         error = raised
+    elapsed_ms = (time.monotonic() - started) * 1000
     sent = sandbox.requests()
+    if "min_elapsed_ms" in expect:
+        assert elapsed_ms >= expect["min_elapsed_ms"], f"{label}: the call took {elapsed_ms:.0f} ms"
     if "invalid_input" in expect:
         assert isinstance(error, SikaError.InvalidInput), f"{label}: expected InvalidInput, got {error!r} {answer!r}"
         assert error.field == expect["invalid_input"], label
@@ -344,6 +366,8 @@ async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
         assert error is not None and variant_name(error) == expect["error"], f"{label}: {error!r} {answer!r}"
         if "http_status" in expect:
             assert error.http_status == expect["http_status"], label
+        if "retry_after_seconds" in expect:
+            assert error.retry_after_seconds == expect["retry_after_seconds"], f"{label}: {error!r}"
         if "message_contains" in expect:
             assert expect["message_contains"] in str(error), f"{label}: {error}"
     else:

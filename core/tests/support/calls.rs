@@ -101,6 +101,14 @@ async fn answer(operation: &str, client: &Client, input: &Value) -> Result<Value
                     "is_final": transaction.status.is_final(),
                 })
             }
+            "refresh_banks" => list(
+                client
+                    .refresh_banks(country.as_deref())
+                    .await?
+                    .into_iter()
+                    .map(|b| serde_json::json!({"code": b.code, "country": b.country, "currency": b.currency}))
+                    .collect(),
+            ),
             "initiate_charge" => {
                 let response = client.initiate_charge(&charge_with(input)?).await?;
                 serde_json::json!({"http_status": response.http_status, "accepted": response.status})
@@ -155,28 +163,61 @@ pub async fn run_scenario(name: &str) {
 /// Runs one row against `sandbox` (its log cleared first) and checks everything it expects.
 pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &str) {
     let (operation, input, expect) = (row["operation"].as_str().expect("operation"), &row["input"], &row["expect"]);
-    let keyed;
-    let client = match input.get("secret_key") {
-        Some(key) => {
-            let mut config = sandbox.config();
+    let configured;
+    let client = if input.get("secret_key").is_some() || input.get("settings").is_some() {
+        let mut config = sandbox.config();
+        if let Some(key) = input.get("secret_key") {
             config.secret_key = text(key).into();
-            keyed = Client::new(config).expect("client");
-            &keyed
         }
-        None => client,
+        for (name, value) in input.get("settings").and_then(Value::as_object).into_iter().flatten() {
+            let number = value.as_u64().unwrap_or_else(|| panic!("{label}: setting {name}"));
+            match name.as_str() {
+                "max_retries" => config.max_retries = u32::try_from(number).expect("max_retries"),
+                "bank_cache_ttl_seconds" => config.bank_cache_ttl_seconds = number,
+                other => panic!("{label}: unknown setting {other}"),
+            }
+        }
+        configured = Client::new(config).expect("client");
+        &configured
+    } else {
+        client
     };
     if let Some(seed) = input.get("seed") {
         let reference = text(&input["reference"]);
         let (status, amount) = (seed["status"].as_str().expect("status"), seed["amount"].as_str().expect("amount"));
         sandbox.seed_transaction(&transaction_object(&reference, status, amount));
     }
+    for fault in input.get("faults").and_then(Value::as_array).into_iter().flatten() {
+        sandbox.add_fault(fault);
+    }
+    if let Some(first) = input.get("called_before") {
+        let operation = first["operation"].as_str().expect("operation");
+        Box::pin(answer(operation, client, &first["input"]))
+            .await
+            .unwrap_or_else(|e| panic!("{label}: first call: {e:?}"));
+    }
     if input.get("charged_before") == Some(&Value::Bool(true)) {
         let first = answer(operation, client, input).await.unwrap_or_else(|e| panic!("{label}: first call: {e:?}"));
         assert_eq!((&first["http_status"], &first["accepted"]), (&Value::from(200), &Value::Bool(true)), "{label}");
     }
     sandbox.clear_requests();
-    let result = answer(operation, client, input).await;
+    let started = std::time::Instant::now();
+    let result = match input.get("concurrent").and_then(Value::as_u64) {
+        Some(times) => {
+            let calls = (0..times).map(|_| answer(operation, client, input));
+            let answers = futures_util::future::join_all(calls).await;
+            for other in &answers[1..] {
+                assert_eq!(other.as_ref().ok(), answers[0].as_ref().ok(), "{label}: concurrent answers differ");
+            }
+            answers.into_iter().next().expect("one call at least")
+        }
+        None => answer(operation, client, input).await,
+    };
+    let elapsed = started.elapsed();
     let sent = sandbox.requests();
+    if let Some(least) = expect.get("min_elapsed_ms").and_then(Value::as_u64) {
+        assert!(elapsed.as_millis() >= u128::from(least), "{label}: the call took {elapsed:?}");
+    }
     if let Some(field) = expect.get("invalid_input") {
         match &result {
             Err(SikaError::InvalidInput { field: got, .. }) => assert_eq!(got, field, "{label}"),
@@ -191,6 +232,10 @@ pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &
             if let Some(status) = expect.get("http_status") {
                 let SikaError::Api { http_status, .. } = error else { panic!("{label}: {error:?} has no HTTP status") };
                 assert_eq!(status, &Value::from(*http_status), "{label}");
+            }
+            if let Some(hint) = expect.get("retry_after_seconds") {
+                let SikaError::RateLimited { retry_after_seconds } = error else { panic!("{label}: {error:?}") };
+                assert_eq!(hint, &Value::from(*retry_after_seconds), "{label}");
             }
             if let Some(part) = expect.get("message_contains") {
                 let message = error.to_string();

@@ -136,6 +136,11 @@ impl Sandbox {
         self.control("add_fault", None, Some(&fault.to_string()));
     }
 
+    /// Adds a fault given as the control API's `add_fault` object (a scenario row's `faults`).
+    pub fn add_fault(&self, fault: &Value) {
+        self.control("add_fault", None, Some(&fault.to_string()));
+    }
+
     pub fn clear_requests(&self) {
         self.control("clear_requests", None, None);
     }

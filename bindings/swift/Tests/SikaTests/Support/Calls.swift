@@ -65,6 +65,21 @@ private enum Answer {
     case object([String: Any])
 }
 
+/// An answer as JSON (keys sorted), to cross a task boundary or be compared.
+private func answerJSON(_ answer: Answer) throws -> Data {
+    let wrapped: [String: Any] = switch answer {
+    case .items(let items): ["items": items]
+    case .object(let object): ["object": object]
+    }
+    return try JSONSerialization.data(withJSONObject: wrapped, options: .sortedKeys)
+}
+
+private func answerFrom(_ json: Data) throws -> Answer {
+    let wrapped = try XCTUnwrap(JSONSerialization.jsonObject(with: json) as? [String: Any])
+    if let items = wrapped["items"] as? [[String: Any]] { return .items(items) }
+    return .object(try XCTUnwrap(wrapped["object"] as? [String: Any]))
+}
+
 private func answer(_ client: Client, _ operation: String, _ input: [String: Any]) async throws -> Answer {
     let country = try inputText(input["country"])
     switch operation {
@@ -88,6 +103,10 @@ private func answer(_ client: Client, _ operation: String, _ input: [String: Any
             "merchant_action": kindText(status.merchantAction()),
             "is_final": status.isFinal(),
         ])
+    case "refresh_banks":
+        return .items(try await client.refreshBanks(country: country).map { b in
+            ["code": b.code, "country": b.country, "currency": b.currency]
+        })
     case "initiate_charge":
         let response = try await client.initiateCharge(request: try chargeWith(input))
         return .object(["http_status": Int(response.httpStatus), "accepted": response.status as Any? ?? NSNull()])
@@ -162,12 +181,28 @@ func checkCallRow(
     let operation = try XCTUnwrap(row["operation"] as? String)
     let input = try XCTUnwrap(row["input"] as? [String: Any])
     let expect = try XCTUnwrap(row["expect"] as? [String: Any])
-    let client = try Client(config: sandbox.config(key: try inputText(input["secret_key"]) ?? canaryKey))
+    var config = sandbox.config(key: try inputText(input["secret_key"]) ?? canaryKey)
+    for (name, value) in input["settings"] as? [String: Any] ?? [:] {
+        let number = try XCTUnwrap(value as? Int, "\(label): setting \(name)")
+        switch name {
+        case "max_retries": config.maxRetries = Int32(number)
+        case "bank_cache_ttl_seconds": config.bankCacheTtlSeconds = Int64(number)
+        default: return XCTFail("\(label): unknown setting \(name)", file: file, line: line)
+        }
+    }
+    let client = try Client(config: config)
     if let seed = input["seed"] as? [String: Any] {
         let object = try transactionObject(
             reference: try XCTUnwrap(inputText(input["reference"])), status: try XCTUnwrap(seed["status"] as? String),
             amount: try XCTUnwrap(seed["amount"] as? String))
         try await sandbox.seedTransaction(object)
+    }
+    for fault in input["faults"] as? [[String: Any]] ?? [] {
+        try await sandbox.addFault(json: jsonText(fault))
+    }
+    if let first = input["called_before"] as? [String: Any] {
+        let firstInput = try XCTUnwrap(first["input"] as? [String: Any])
+        _ = try await answer(client, try XCTUnwrap(first["operation"] as? String), firstInput)
     }
     if input["charged_before"] as? Bool == true {
         guard case .object(let first) = try await answer(client, operation, input) else {
@@ -179,12 +214,35 @@ func checkCallRow(
     try await sandbox.clearRequests()
     var result: Answer?
     var failure: SikaError?
+    let started = ContinuousClock.now
     do {
-        result = try await answer(client, operation, input)
+        if let times = input["concurrent"] as? Int {
+            // Tasks share only Sendable values: the input and each answer as JSON text.
+            let inputJSON = try jsonText(input)
+            let answers = try await withThrowingTaskGroup(of: Data.self) { group in
+                for _ in 0..<times {
+                    group.addTask {
+                        let input = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inputJSON.utf8)) as? [String: Any])
+                        return try answerJSON(try await answer(client, operation, input))
+                    }
+                }
+                return try await group.reduce(into: [Data]()) { $0.append($1) }
+            }
+            for other in answers {
+                XCTAssertEqual(other, answers[0], "\(label): concurrent answers differ", file: file, line: line)
+            }
+            result = try answerFrom(try XCTUnwrap(answers.first))
+        } else {
+            result = try await answer(client, operation, input)
+        }
     } catch let error as SikaError {
         failure = error
     }
+    let elapsed = ContinuousClock.now - started
     let sent = try await sandbox.requests()
+    if let least = expect["min_elapsed_ms"] as? Int {
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(least), "\(label): the call took \(elapsed)", file: file, line: line)
+    }
     if let field = expect["invalid_input"] as? String {
         XCTAssertEqual(invalidField(failure), field, "\(label): \(String(describing: failure))", file: file, line: line)
         XCTAssertEqual(sent, [], "\(label): rejected input reached the service", file: file, line: line)
@@ -196,8 +254,14 @@ func checkCallRow(
         if let status = expect["http_status"] {
             XCTAssertTrue(same("http_status", parts.httpStatus.map { Int($0) }, status), label, file: file, line: line)
         }
+        if let want = expect["retry_after_seconds"] as? Int {
+            guard case .RateLimited(let hint)? = failure else {
+                return XCTFail("\(label): \(String(describing: failure))", file: file, line: line)
+            }
+            XCTAssertEqual(hint.map { Int($0) }, want, label, file: file, line: line)
+        }
         if let part = expect["message_contains"] as? String {
-            let message = parts.message ?? ""
+            let message = failure.map { "\($0)" } ?? ""
             XCTAssertTrue(message.contains(part), "\(label): \(message)", file: file, line: line)
         }
     } else {

@@ -1,6 +1,9 @@
 package dev.sika
 
 import java.math.BigDecimal
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
@@ -14,6 +17,7 @@ import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
 import kotlinx.serialization.json.put
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertInstanceOf
@@ -97,6 +101,11 @@ object Calls {
                     put("is_final", status.isFinal())
                 }
             }
+            "refresh_banks" -> JsonArray(
+                client.refreshBanks(country).map { b ->
+                    buildJsonObject { put("code", b.code); put("country", b.country); put("currency", b.currency) }
+                },
+            )
             "initiate_charge" -> {
                 val response = client.initiateCharge(chargeWith(input))
                 buildJsonObject { put("http_status", response.httpStatus); put("accepted", response.status) }
@@ -161,10 +170,22 @@ object Calls {
             assertEquals(JsonPrimitive("amount"), expect["invalid_input"], "$label: BigDecimal cannot hold it")
             return
         }
-        sandbox.client(input["secret_key"]?.let(::text) ?: KEY).use { client ->
+        var config = sandbox.config(input["secret_key"]?.let(::text) ?: KEY)
+        input["settings"]?.jsonObject?.forEach { (name, value) ->
+            config = when (name) {
+                "max_retries" -> config.copy(maxRetries = value.jsonPrimitive.int)
+                "bank_cache_ttl_seconds" -> config.copy(bankCacheTtlSeconds = value.jsonPrimitive.long)
+                else -> error("$label: unknown setting $name")
+            }
+        }
+        Client(config).use { client ->
             input["seed"]?.jsonObject?.let { seed ->
                 val amount = seed["amount"]!!.jsonPrimitive.content
                 sandbox.seedTransaction(transactionObject(text(input["reference"]!!), seed["status"]!!.jsonPrimitive.content, amount))
+            }
+            input["faults"]?.jsonArray?.forEach { sandbox.addFault(it.jsonObject) }
+            input["called_before"]?.jsonObject?.let { first ->
+                answer(client, first["operation"]!!.jsonPrimitive.content, first["input"]!!.jsonObject)
             }
             if (input["charged_before"]?.jsonPrimitive?.boolean == true) {
                 val first = answer(client, operation, input).jsonObject
@@ -172,8 +193,22 @@ object Calls {
                 assertEquals(JsonPrimitive(true), first["accepted"], "$label: the first call")
             }
             sandbox.clearRequests()
-            val result = runCatching { answer(client, operation, input) }
+            val started = System.nanoTime()
+            val result = runCatching {
+                val times = input["concurrent"]?.jsonPrimitive?.int
+                if (times == null) {
+                    answer(client, operation, input)
+                } else {
+                    val answers = coroutineScope { List(times) { async { answer(client, operation, input) } }.awaitAll() }
+                    answers.forEach { assertEquals(answers[0], it, "$label: concurrent answers differ") }
+                    answers[0]
+                }
+            }
+            val elapsedMs = (System.nanoTime() - started) / 1_000_000
             val sent = sandbox.requests()
+            expect["min_elapsed_ms"]?.let { least ->
+                assertTrue(elapsedMs >= least.jsonPrimitive.long, "$label: the call took $elapsedMs ms")
+            }
             expect["invalid_input"]?.let { field ->
                 val error = assertInstanceOf(SikaException.InvalidInput::class.java, result.exceptionOrNull(), "$label: $result")
                 assertEquals(field.jsonPrimitive.content, error.field, label)
@@ -187,6 +222,10 @@ object Calls {
                 assertEquals(want.jsonPrimitive.content, error?.let(::variant), "$label: $result")
                 expect["http_status"]?.let { status ->
                     assertEquals(status.jsonPrimitive.int, assertInstanceOf(SikaException.Api::class.java, error).httpStatus, label)
+                }
+                expect["retry_after_seconds"]?.let { hint ->
+                    val limited = assertInstanceOf(SikaException.RateLimited::class.java, error)
+                    assertEquals(hint.jsonPrimitive.long, limited.retryAfterSeconds?.toLong(), label)
                 }
                 expect["message_contains"]?.let { part ->
                     val message = error!!.message.orEmpty()

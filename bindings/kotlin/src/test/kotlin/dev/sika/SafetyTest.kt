@@ -305,18 +305,8 @@ class SafetyTest {
 
     // ---- B25: a charge whose answer is lost ----------------------------------------------
 
-    @Test
-    fun testB25AChargeWhoseAnswerIsLostIsOutcomeUnknownAndSentOnce() = runBlocking<Unit> {
-        sandbox.client().use { client ->
-            sandbox.fault("/charge", "after_processing", "then" to "status", "status" to 502)
-            val error = seen(assertThrows<SikaException.ChargeOutcomeUnknown> { client.initiateCharge(charge("LOST-1")) })
-            assertEquals("LOST-1", error.reference)
-            assertTrue(error.message.contains("LOST-1"), error.message)
-            assertEquals(listOf("/charge"), paths(), "a charge is never re-sent")
-            // The service did take it: verifying the reference tells the merchant what happened.
-            assertEquals("LOST-1", client.verifyTransaction("LOST-1").txRef)
-        }
-    }
+    @TestFactory
+    fun testB25AChargeWhoseAnswerIsLostIsOutcomeUnknownAndSentOnce(): List<DynamicTest> = rows("b25_lost_charge.json")
 
     @Test
     fun testB25TheBlockingClientReportsALostChargeTheSameWay() {
@@ -334,34 +324,11 @@ class SafetyTest {
         }
     }
 
-    @Test
-    fun testB26ReadsAreRetriedAndChargesAreNot() = runBlocking<Unit> {
-        sandbox.client().use { client ->
-            sandbox.seedTransaction(transactionObject("RETRY-1", "successful", "5"))
-            sandbox.fault("/transaction/verify", "status", "status" to 503)
-            assertEquals("RETRY-1", client.verifyTransaction("RETRY-1").txRef)
-            sandbox.fault("/transaction/verify", "status", "status" to 429, "retry_after" to 1)
-            val started = System.nanoTime()
-            client.verifyTransaction("RETRY-1")
-            assertTrue(System.nanoTime() - started >= 900_000_000L, "Retry-After was honoured")
-            assertEquals(4, sandbox.requests().size, "each faulted read was retried once")
-            sandbox.clearRequests()
-            sandbox.fault("/charge", "status", "status" to 503)
-            seen(assertThrows<SikaException.ChargeOutcomeUnknown> { client.initiateCharge(charge("RETRY-CHARGE")) })
-            assertEquals(1, sandbox.requests().size, "a charge is never re-sent")
-        }
-    }
+    @TestFactory
+    fun testB26ReadsAreRetriedAndChargesAreNot(): List<DynamicTest> = rows("b26_retries.json")
 
-    @Test
-    fun testB27BankListsAreCachedAndRefreshBypassesTheCache() = runBlocking<Unit> {
-        sandbox.client().use { client ->
-            val first = client.listBanks("GH")
-            assertEquals(first, client.listBanks("gh"))
-            assertEquals(1, sandbox.requests().size, "the second list came from the cache")
-            assertEquals(first, client.refreshBanks("GH"))
-            assertEquals(2, sandbox.requests().size, "refreshBanks asked the service")
-        }
-    }
+    @TestFactory
+    fun testB27BankListsAreCachedAndRefreshBypassesTheCache(): List<DynamicTest> = rows("b27_bank_cache.json")
 
     // ---- B36: an answer about another reference -----------------------------------------
 

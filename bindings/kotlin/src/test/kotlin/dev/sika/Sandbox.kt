@@ -110,6 +110,11 @@ class Sandbox(confirmAfterMs: Int = 150) : AutoCloseable {
         control("add_fault", body = fault.toString())
     }
 
+    /** Adds a fault given as the control API's `add_fault` object (a scenario row's `faults`). */
+    fun addFault(fault: JsonObject) {
+        control("add_fault", body = fault.toString())
+    }
+
     fun clearFaults() {
         control("clear_faults")
     }
