@@ -57,7 +57,11 @@ def _as_data(cls: type, generated_file: str) -> None:
     if _made_by_dataclass(cls, "__repr__", generated_file):
         delattr(cls, "__repr__")
     cls.__annotations__ = annotations
-    dataclasses.dataclass(cls)
+    # Only what the class lacks: `dataclass` keeps a method the class has, but compiles its own
+    # first (an `exec` each: about half of this module's share of `import sika`, issue 27).
+    dataclasses.dataclass(
+        cls, init="__init__" not in cls.__dict__, repr="__repr__" not in cls.__dict__, eq="__eq__" not in cls.__dict__
+    )
 
 
 def _eq_of_type(cls: type) -> None:
