@@ -145,7 +145,14 @@ pub fn declarations(namespace: &Namespace, added: &[Added]) -> Result<String, St
     }
     out.line(0, "");
     out.line(0, "else:");
-    out.line(1, &format!("from .{} import *  # noqa: F403", namespace.name));
+    // By name, not `*`: Jedi (IPython, Jupyter, editors) then takes the declarations above, with
+    // their constructors' parameters, over the generated records, whose `@dataclass` with its own
+    // `__init__` and no annotated fields it reads as taking none (B115).
+    out.line(1, &format!("from .{} import (", namespace.name));
+    for name in &exported {
+        out.line(2, &format!("{name},"));
+    }
+    out.line(1, ")");
     out.line(0, "");
     out.line(0, "# The generated module's names, but its `...Protocol` twins of the objects.");
     out.line(0, "__all__ = [");

@@ -100,6 +100,21 @@ def _pydantic_schema(cls: type, source: typing.Any, handler: typing.Any) -> typi
     return core_schema.is_instance_schema(cls, serialization=core_schema.plain_serializer_function_ser_schema(_as_json))
 
 
+def _pydantic_json_schema(variants: typing.Sequence[str]) -> typing.Any:
+    """The JSON Schema of a decision as `_as_json` writes it (FastAPI's `/openapi.json`, `/docs`):
+    an object whose `outcome` is a variant's name."""
+
+    def schema(cls: type, core_schema: typing.Any, handler: typing.Any) -> dict[str, typing.Any]:
+        return {
+            "type": "object",
+            "title": cls.__name__,
+            "properties": {"outcome": {"type": "string", "enum": list(variants)}},
+            "required": ["outcome"],
+        }
+
+    return classmethod(schema)
+
+
 def install(ffi: types.ModuleType, data_enums: typing.Mapping[str, typing.Sequence[str]]) -> None:
     for name, variants in data_enums.items():
         decision = _shape.class_(ffi, name)
@@ -118,6 +133,7 @@ def install(ffi: types.ModuleType, data_enums: typing.Mapping[str, typing.Sequen
             fields = [field.name for field in dataclasses.fields(nested)]
             nested.__eq__ = _eq_of_fields(made, decision, fields)
         decision.__get_pydantic_core_schema__ = classmethod(_pydantic_schema)  # type: ignore[attr-defined]
+        decision.__get_pydantic_json_schema__ = _pydantic_json_schema(variants)  # type: ignore[attr-defined]
         converter = _shape.class_(ffi, f"_UniffiFfiConverterType{name}")
         write = _shape.function(converter, "write", ["value", "buf"])
         check_lower = _shape.function(converter, "check_lower", ["value"])

@@ -9,7 +9,8 @@ metadata (`sika_ffi_meta`):
 - every record gets its fields as annotations, with the types UniFFI gave its `__init__`, and
   is made a dataclass again (UniFFI's `__init__`, `__eq__` and exported `__repr__` stay); its
   `__eq__` answers `NotImplemented` for another type; one with the core's `to_json()` gets
-  `to_dict()`; its docstring gets an `Attributes:` section;
+  `to_dict()`, and pydantic (FastAPI's declared types, a model's fields) writes it as that JSON
+  (ADR 0047); its docstring gets an `Attributes:` section;
 - the variants of the other enums with data (`PaymentCheck`) get their fields the same way, and
   positional `match` patterns (`__match_args__`);
 - an enum with a `<name>_from_text` parser in the core becomes text: its values are `str`
@@ -56,7 +57,11 @@ def _as_data(cls: type, generated_file: str) -> None:
     if _made_by_dataclass(cls, "__repr__", generated_file):
         delattr(cls, "__repr__")
     cls.__annotations__ = annotations
-    dataclasses.dataclass(cls)
+    # Only what the class lacks: `dataclass` keeps a method the class has, but compiles its own
+    # first (an `exec` each: about half of this module's share of `import sika`, issue 27).
+    dataclasses.dataclass(
+        cls, init="__init__" not in cls.__dict__, repr="__repr__" not in cls.__dict__, eq="__eq__" not in cls.__dict__
+    )
 
 
 def _eq_of_type(cls: type) -> None:
@@ -79,6 +84,18 @@ def _to_dict(self: typing.Any) -> dict[str, typing.Any]:
     """
     result: dict[str, typing.Any] = json.loads(self.to_json())
     return result
+
+
+def _pydantic_schema(cls: type, source: typing.Any, handler: typing.Any) -> typing.Any:
+    """pydantic's schema of a record with `to_json()`, asked only by pydantic (a declared FastAPI
+    type, a model's field): read as the dataclass it is, written in JSON as the core's JSON
+    (`to_dict()`), so that a declared FastAPI type and a model holding the record give the bytes
+    of `to_json()` (exact amount text, the core's timestamps; ADR 0047)."""
+    from pydantic_core import core_schema
+
+    schema = handler(source)
+    schema["serialization"] = core_schema.plain_serializer_function_ser_schema(_to_dict, when_used="json")
+    return schema
 
 
 def _document_fields(cls: type, fields: typing.Sequence[tuple[str, str]]) -> None:
@@ -205,6 +222,7 @@ def install(ffi: types.ModuleType, meta: types.ModuleType) -> None:
         _eq_of_type(cls)
         if has_to_json:
             cls.to_dict = _to_dict  # type: ignore[attr-defined]
+            cls.__get_pydantic_core_schema__ = classmethod(_pydantic_schema)  # type: ignore[attr-defined]
     for name, fields in meta.FIELD_DOCS.items():
         _document_fields(_shape.class_(ffi, name), fields)
     for name, variants in meta.DATA_ENUMS.items():

@@ -1,0 +1,45 @@
+package dev.sika
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.module.kotlin.jacksonObjectMapper
+import java.io.File
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.serializer
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Test
+
+/**
+ * B114: one JSON shape (ADR 0047). The `Transaction` of `tests/fixtures/json_shapes/` is written
+ * as the bytes of `json_shapes/transaction.json` (the core's `toJson()`) by Jackson and
+ * kotlinx.serialization, on its own and inside a merchant's class, and read back equal.
+ */
+class JsonShapesTest {
+    private val shapes = File(FIXTURES, "json_shapes")
+
+    /** The fixture's bytes, without the file's final newline. */
+    private val expected: String = File(shapes, "transaction.json").readText().removeSuffix("\n")
+
+    private val transaction: Transaction = decodeTransactionResponse(200, File(shapes, "transaction_response.json").readBytes())
+
+    @Test
+    fun b114ToJsonIsTheFixtureBytes() {
+        assertEquals(expected, transaction.toJson())
+    }
+
+    @Test
+    fun b114JacksonWritesTheFixtureBytes() {
+        assertEquals(expected, ObjectMapper().writeValueAsString(transaction))
+        val mapper = jacksonObjectMapper()
+        assertEquals(expected, mapper.writeValueAsString(transaction))
+        val order = mapper.writeValueAsString(StoredOrder("A-1", transaction, TransactionStatus.Successful))
+        assertEquals("""{"orderId":"A-1","transaction":$expected,"status":"successful"}""", order)
+        assertEquals(transaction, mapper.readValue(expected, Transaction::class.java))
+    }
+
+    @Test
+    fun b114KotlinxWritesTheFixtureBytes() {
+        assertEquals(expected, Json.encodeToString(serializer<Transaction>(), transaction))
+        assertEquals("""{"orderId":"A-1","transaction":$expected}""", Json.encodeToString(PaidOrder("A-1", transaction)))
+        assertEquals(transaction, Json.decodeFromString(serializer<Transaction>(), expected))
+    }
+}
