@@ -7,12 +7,17 @@
 //! Parking.kt`, shared with the blocking client): the future completes with the result or fails with the call's `SikaException`, and cancelling the future cancels the
 //! coroutine, which cancels the Rust future as a Kotlin cancellation does. Generated, so a new
 //! suspend method cannot lack its twin.
+//!
+//! Each `suspend fun` (the interface's declaration and the class's override) gets
+//! `@JvmSynthetic`: Kotlin callers keep it, and Java, which could only call it with a
+//! `Continuation` of its own, sees the twin alone (issue 26 item 4, ADR 0048).
 
 use super::super::replace_exactly;
 
 pub fn patch(text: String) -> Result<String, String> {
     let mut patched = text.clone();
     let mut twins = 0;
+    let mut hidden = Vec::new();
     let mut rest = text.as_str();
     while let Some(start) = rest.find("\npublic interface ") {
         let header = &rest[start + 1..];
@@ -40,6 +45,14 @@ pub fn patch(text: String) -> Result<String, String> {
         patched =
             replace_exactly(&patched, &opening, &format!("{opening}{members}"), 1, &format!("`open class {class}`"))?;
         twins += methods.len();
+        hidden.extend(methods.iter().map(|m| m.name.to_owned()));
+    }
+    for name in &hidden {
+        // Java sees the twin only: the declaration in the interface and its override.
+        for declaration in [format!("    suspend fun `{name}`("), format!("    override suspend fun `{name}`(")] {
+            let what = format!("`{}`", declaration.trim_start());
+            patched = replace_exactly(&patched, &declaration, &format!("    @JvmSynthetic\n{declaration}"), 1, &what)?;
+        }
     }
     if twins == 0 {
         return Err("no `suspend fun` in any object's interface".to_owned());
@@ -157,6 +170,9 @@ mod tests {
         let patched = patch(generated.to_owned()).unwrap();
         assert!(patched.contains("ClientInterface\n{\n    /**"));
         assert!(patched.contains("import kotlinx.coroutines.future.future\n"));
+        // Java sees the twin alone: the suspend declaration and its override are synthetic.
+        assert!(patched.contains("    @JvmSynthetic\n    suspend fun `get`("), "{patched}");
+        assert!(patched.contains("    @JvmSynthetic\n    override suspend fun `get`("), "{patched}");
         // No implementation to call, no suspend method at all, or a renamed class: the build fails.
         assert!(patch(generated.replace("override suspend fun `get`", "override suspend fun `got`")).is_err());
         assert!(patch(generated.replace("suspend fun", "fun")).is_err());

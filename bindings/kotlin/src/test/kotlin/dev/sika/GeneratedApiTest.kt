@@ -12,17 +12,6 @@ import org.junit.jupiter.api.Test
  * public method callable from Java (B34), and the core's documentation in the Kotlin source (B35).
  */
 class GeneratedApiTest {
-    /** Every class compiled from package dev.sika (target/classes), loaded without initializing it. */
-    private fun compiledClasses(): List<Class<*>> {
-        val root = File(SikaException::class.java.protectionDomain.codeSource.location.toURI())
-        val loader = SikaException::class.java.classLoader
-        return File(root, "dev/sika").walkTopDown()
-            .filter { it.isFile && it.extension == "class" }
-            .map { file -> file.relativeTo(root).path.removeSuffix(".class").replace(File.separatorChar, '.') }
-            .map { name -> Class.forName(name, false, loader) }
-            .toList()
-    }
-
     @Test
     fun testB34NoPublicMethodHasAMangledName() {
         val classes = compiledClasses()

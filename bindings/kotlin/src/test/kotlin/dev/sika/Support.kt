@@ -87,3 +87,14 @@ suspend fun <T> pollUntil(limitMs: Long, read: () -> T, done: (T) -> Boolean): T
         delay(50)
     }
 }
+
+/** Every class compiled from package dev.sika (target/classes), loaded without initializing it. */
+fun compiledClasses(): List<Class<*>> {
+    val root = File(SikaException::class.java.protectionDomain.codeSource.location.toURI())
+    val loader = SikaException::class.java.classLoader
+    return File(root, "dev/sika").walkTopDown()
+        .filter { it.isFile && it.extension == "class" }
+        .map { file -> file.relativeTo(root).path.removeSuffix(".class").replace(File.separatorChar, '.') }
+        .map { name -> Class.forName(name, false, loader) }
+        .toList()
+}
