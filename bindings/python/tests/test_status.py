@@ -7,30 +7,23 @@ import pytest
 
 import sika
 from sika import MerchantAction, TransactionStatus, countries
+from support import scenario_cases, variant_name
 
-# The product contract (README "Statuses and what to do").
-STATUSES = [
-    (TransactionStatus.SUCCESSFUL(), MerchantAction.FULFIL_ORDER, True),
-    (TransactionStatus.PENDING(), MerchantAction.AWAIT_WEBHOOK_OR_REVERIFY, False),
-    (TransactionStatus.FAILED(), MerchantAction.INFORM_CUSTOMER_ALLOW_RETRY, True),
-    (TransactionStatus.ABANDONED(), MerchantAction.CONTACT_CUSTOMER, True),
-    (TransactionStatus.REVERSED(), MerchantAction.UPDATE_ORDER_AND_REFUND, True),
-    (TransactionStatus.UNKNOWN(value="success"), MerchantAction.INVESTIGATE, False),
-    (TransactionStatus.UNKNOWN(value="Successful"), MerchantAction.INVESTIGATE, False),
-    (TransactionStatus.UNKNOWN(value=""), MerchantAction.INVESTIGATE, False),
-]
+STATUS_ROWS = scenario_cases("b11_status_actions.json")
 
 
-# str() of a status is the service's text; repr() keeps the empty one visible as ''.
-@pytest.mark.parametrize(("status", "action", "final"), STATUSES, ids=[repr(str(s)) for s, _, _ in STATUSES])
-def test_b11_merchant_action_and_finality_of_every_status(status, action, final):
-    assert status.merchant_action() == action
-    assert status.is_final() is final
+@pytest.mark.parametrize("row", STATUS_ROWS, ids=lambda row: repr(row["text"]))
+def test_b11_merchant_action_and_finality_of_every_status(row):
+    status = sika.transaction_status_from_text(row["text"])
+    assert str(status) == row["text"], "the text is kept"
+    assert variant_name(status) == row["status"]
+    assert variant_name(status.merchant_action()) == row["merchant_action"]
+    assert status.is_final() is row["is_final"]
 
 
-def test_b11_the_table_covers_every_status_and_action():
-    assert {action for _, action, _ in STATUSES} == set(MerchantAction)
-    variants = {type(status) for status, _, _ in STATUSES}
+def test_b11_the_rows_cover_every_status_and_action():
+    assert {row["merchant_action"] for row in STATUS_ROWS} == {variant_name(action) for action in MerchantAction}
+    variants = {type(sika.transaction_status_from_text(row["text"])) for row in STATUS_ROWS}
     assert variants == {cls for cls in vars(TransactionStatus).values() if isinstance(cls, type)}
 
 

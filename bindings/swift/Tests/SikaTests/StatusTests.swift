@@ -4,23 +4,16 @@ import XCTest
 
 /// B11 and B20: the core's status logic and country table, as Swift sees them.
 final class StatusTests: XCTestCase {
-    /// DESIGN.md's table: what a merchant does for each status, and whether waiting can change it.
-    private let table: [(TransactionStatus, MerchantAction, Bool)] = [
-        (.successful, .fulfilOrder, true),
-        (.pending, .awaitWebhookOrReverify, false),
-        (.failed, .informCustomerAllowRetry, true),
-        (.abandoned, .contactCustomer, true),
-        (.reversed, .updateOrderAndRefund, true),
-        (.unknown(value: "success"), .investigate, false),
-        (.unknown(value: "processing"), .investigate, false),
-        (.unknown(value: ""), .investigate, false),
-    ]
-
-    /// `merchantAction()` and `isFinal()` are the core's methods, exported on the enum.
-    func testB11MerchantActionAndIsFinalForEveryStatus() {
-        for (status, action, final) in table {
-            XCTAssertEqual(status.merchantAction(), action, "\(status)")
-            XCTAssertEqual(status.isFinal(), final, "\(status)")
+    /// The shared rows (tests/fixtures/scenarios/b11_status_actions.json): the service's text read
+    /// by the decoder's rule, and what the core's methods say of it.
+    func testB11MerchantActionAndIsFinalForEveryStatus() throws {
+        for row in try scenarioCases("b11_status_actions.json") {
+            let text = try XCTUnwrap(row["text"] as? String)
+            let status = transactionStatusFromText(text: text)
+            XCTAssertEqual("\(status)", text, "the text is kept")
+            XCTAssertEqual(kindText(status).split(separator: ":").first.map(String.init), row["status"] as? String, text)
+            XCTAssertEqual(kindText(status.merchantAction()), row["merchant_action"] as? String, text)
+            XCTAssertEqual(status.isFinal(), row["is_final"] as? Bool, text)
         }
     }
 

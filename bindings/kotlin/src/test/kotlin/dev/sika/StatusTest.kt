@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import java.io.File
 import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 
@@ -13,19 +14,13 @@ import kotlinx.serialization.json.jsonPrimitive
 class StatusTest {
     @Test
     fun testB11MerchantActionAndIsFinalForEveryStatus() {
-        val table = listOf(
-            Triple(TransactionStatus.Successful, MerchantAction.FULFIL_ORDER, true),
-            Triple(TransactionStatus.Pending, MerchantAction.AWAIT_WEBHOOK_OR_REVERIFY, false),
-            Triple(TransactionStatus.Failed, MerchantAction.INFORM_CUSTOMER_ALLOW_RETRY, true),
-            Triple(TransactionStatus.Abandoned, MerchantAction.CONTACT_CUSTOMER, true),
-            Triple(TransactionStatus.Reversed, MerchantAction.UPDATE_ORDER_AND_REFUND, true),
-            Triple(TransactionStatus.Unknown("success"), MerchantAction.INVESTIGATE, false),
-            Triple(TransactionStatus.Unknown("SUCCESSFUL"), MerchantAction.INVESTIGATE, false),
-            Triple(TransactionStatus.Unknown(""), MerchantAction.INVESTIGATE, false),
-        )
-        for ((status, action, final) in table) {
-            assertEquals(action, status.merchantAction(), "$status")
-            assertEquals(final, status.isFinal(), "$status")
+        for (row in scenarioCases("b11_status_actions.json")) {
+            val text = row["text"]!!.jsonPrimitive.content
+            val status = transactionStatusFromText(text)
+            assertEquals(text, status.toString(), "the text is kept")
+            assertEquals(row["status"]!!.jsonPrimitive.content, Calls.variant(status), text)
+            assertEquals(row["merchant_action"]!!.jsonPrimitive.content, Calls.variant(status.merchantAction()), text)
+            assertEquals(row["is_final"]!!.jsonPrimitive.boolean, status.isFinal(), text)
         }
     }
 
