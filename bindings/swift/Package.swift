@@ -10,6 +10,8 @@ let package = Package(
     name: "Sika",
     products: [
         .library(name: "Sika", targets: ["Sika"]),
+        // The merchant's test kit (ADR 0051): a handle on the shipped sandbox.
+        .library(name: "SikaTesting", targets: ["SikaTesting"]),
     ],
     targets: [
         // The generated C header and module map of the Rust library (written by the scripts),
@@ -17,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "SikaFFI", path: "Sources/SikaFFI", pkgConfig: "sika_ffi"),
         // The generated Sika.swift plus hand-written idiom-only extensions.
         .target(name: "Sika", dependencies: ["SikaFFI"]),
+        // sandbox_control.json: tests/fixtures', copied in by the scripts with the generated files.
+        .target(name: "SikaTesting", dependencies: ["Sika"], resources: [.copy("sandbox_control.json")]),
         .executableTarget(name: "MobileMoneyFlow", dependencies: ["Sika"], path: "Examples/MobileMoneyFlow"),
         .testTarget(name: "SikaTests", dependencies: ["Sika"]),
         // B54's child process, run by ShutdownTests: ends while async calls are in flight.

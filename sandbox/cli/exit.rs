@@ -14,6 +14,9 @@ pub const NOT_YET: u8 = 3;
 pub const MISMATCH: u8 = 4;
 /// The sandbox's control API refused or could not be reached (`sandbox`, `listen`, `trigger`).
 pub const SANDBOX: u8 = 24;
+/// Standard output was closed by its reader (`sika providers | head -1`), as shells report a
+/// SIGPIPE; nothing more is printed.
+pub const OUTPUT_CLOSED: u8 = 141;
 /// Interrupted (Ctrl-C), as shells report a SIGINT.
 pub const INTERRUPTED: u8 = 130;
 

@@ -20,6 +20,7 @@ use crate::Global;
 use crate::control::Control;
 use crate::exit::{self, Failure};
 use crate::output::{clock, colour_on_stdout};
+use crate::output::{out, outln};
 use crate::service::base_url;
 
 /// How long the merchant's server may take; the sandbox's own limit is 5 s.
@@ -134,7 +135,7 @@ impl Forwarder {
                 "received_at": at, "event": event, "reference": reference,
                 "forward_to": self.forward_to.as_str(), "http_status": status, "error": error, "duration_ms": ms,
             });
-            println!("{line}");
+            outln!("{line}");
             return;
         }
         let answer = match answer {
@@ -145,6 +146,6 @@ impl Forwarder {
             Err(error) => format!("[no answer: {error}]"),
         };
         // One write, so that lines of concurrent deliveries never interleave.
-        print!("{at}  --> {event} [{reference}]\n{at}  <-- {answer} POST {} ({ms} ms)\n", self.forward_to);
+        out!("{at}  --> {event} [{reference}]\n{at}  <-- {answer} POST {} ({ms} ms)\n", self.forward_to);
     }
 }

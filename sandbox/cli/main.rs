@@ -29,7 +29,7 @@ use crate::exit::Failure;
     about = "The Sika command line: check payments, run the sandbox, forward and trigger webhooks",
     after_help = "The secret key is read from SIKA_SECRET_KEY or from --key-file (mode 0600), never from an \
                   argument.\nExit codes: 0 ok (confirm: Confirmed), 1 not paid, 2 usage, 3 not yet, 4 mismatch, \
-                  10-23 the SDK's error kinds, 24 sandbox control refused, 130 interrupted (docs/cli.md)."
+                  10-23 the SDK's error kinds, 24 sandbox control refused, 130 interrupted, 141 output closed (docs/cli.md)."
 )]
 struct Cli {
     #[command(flatten)]
@@ -132,7 +132,9 @@ fn main() -> ExitCode {
                 CompletionShell::Zsh => clap_complete::Shell::Zsh,
                 CompletionShell::Fish => clap_complete::Shell::Fish,
             };
-            clap_complete::generate(shell, &mut Cli::command(), "sika", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "sika", &mut script);
+            output::out!("{}", String::from_utf8_lossy(&script));
             Ok(exit::OK)
         }
         Command::Sandbox(args) => sandbox::run(&cli.global, &args),

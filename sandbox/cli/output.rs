@@ -1,7 +1,33 @@
 //! What the commands print: aligned tables for people, JSON for machines, colour only on a
 //! terminal and never with `NO_COLOR` set (no-color.org).
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+
+/// `println!` that ends the command quietly when its reader is gone (`sika providers | head -1`):
+/// Rust ignores SIGPIPE, so `println!` would panic on the broken pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::output::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `print!` with the same rule as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::output::write_stdout(format_args!($($arg)*)) };
+}
+
+pub(crate) use {out, outln};
+
+/// Writes to stdout at once (one write per call, so concurrent lines never interleave). When
+/// the reader has closed the pipe the command exits with [`crate::exit::OUTPUT_CLOSED`] and
+/// prints nothing; any other write error is reported on stderr with the same code.
+pub fn write_stdout(text: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(err) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        if err.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("sika: could not write to standard output: {err}");
+        }
+        std::process::exit(i32::from(crate::exit::OUTPUT_CLOSED));
+    }
+}
 
 /// Whether stdout may be coloured.
 pub fn colour_on_stdout() -> bool {
@@ -41,12 +67,12 @@ pub fn print_table(header: &[&str], rows: &[Vec<String>]) {
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     let line = render_row(&header, &widths);
     if colour {
-        println!("\x1b[1m{line}\x1b[0m");
+        outln!("\x1b[1m{line}\x1b[0m");
     } else {
-        println!("{line}");
+        outln!("{line}");
     }
     for row in rows {
-        println!("{}", render_row(row, &widths));
+        outln!("{}", render_row(row, &widths));
     }
 }
 

@@ -4,7 +4,7 @@
 //! sandbox's own (`listening on http://127.0.0.1:PORT`); `--seed FILE` stores transactions
 //! before that line is printed, so whoever reads it finds them there.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -16,6 +16,7 @@ use crate::Global;
 use crate::control::Control;
 use crate::exit::{self, Failure};
 use crate::key::secret_key;
+use crate::output::out;
 
 /// The retry schedule of webhook deliveries (ADR 0041): 1 s, 5 s, 25 s, 60 s.
 const RETRY_SCHEDULE_MS: &str = "1000,5000,25000,60000";
@@ -75,8 +76,7 @@ pub fn run(global: &Global, args: &SandboxArgs) -> Result<u8, Failure> {
             return Err(failure);
         }
     }
-    print!("{first}");
-    let _ = std::io::stdout().flush();
+    out!("{first}");
     // The sandbox writes nothing else to stdout; keep reading so it never meets a closed pipe.
     std::thread::spawn(move || {
         let _ = std::io::copy(&mut stdout, &mut std::io::sink());

@@ -12,6 +12,7 @@ use sika_core::{
 use crate::Global;
 use crate::exit::{self, Failure};
 use crate::key::secret_key;
+use crate::output::outln;
 use crate::output::{colour_on_stderr, colour_on_stdout, json_array, paint_status, print_table};
 
 /// A client for `--base-url` / `SIKA_BASE_URL` with the key of [`secret_key`].
@@ -37,7 +38,7 @@ fn yes_no(value: bool) -> String {
 pub async fn providers(global: &Global, country: Option<&str>) -> Result<u8, Failure> {
     let providers = client(global)?.list_mobile_money_providers(country).await?;
     if global.json {
-        println!("{}", json_array(providers.iter().map(|p| p.to_json())));
+        outln!("{}", json_array(providers.iter().map(|p| p.to_json())));
     } else {
         let rows: Vec<Vec<String>> = providers
             .iter()
@@ -51,7 +52,7 @@ pub async fn providers(global: &Global, country: Option<&str>) -> Result<u8, Fai
 pub async fn banks(global: &Global, country: Option<&str>) -> Result<u8, Failure> {
     let banks = client(global)?.list_banks(country).await?;
     if global.json {
-        println!("{}", json_array(banks.iter().map(|b| b.to_json())));
+        outln!("{}", json_array(banks.iter().map(|b| b.to_json())));
     } else {
         let rows: Vec<Vec<String>> = banks
             .iter()
@@ -84,7 +85,7 @@ fn print_transaction(transaction: &Transaction) {
 pub async fn verify(global: &Global, reference: &str) -> Result<u8, Failure> {
     let transaction = client(global)?.verify_transaction(reference).await?;
     if global.json {
-        println!("{}", transaction.to_json());
+        outln!("{}", transaction.to_json());
     } else {
         print_transaction(&transaction);
     }
@@ -113,7 +114,7 @@ pub async fn confirm(global: &Global, reference: &str, amount: &str, currency: &
         let transaction: serde_json::Value =
             serde_json::from_str(&check.transaction().to_json()).unwrap_or(serde_json::Value::Null);
         document["transaction"] = transaction;
-        println!("{document}");
+        outln!("{document}");
     } else {
         let verdict = match &check {
             PaymentCheck::Confirmed { .. } => "confirmed: paid in full, ship the order".to_owned(),
@@ -125,7 +126,7 @@ pub async fn confirm(global: &Global, reference: &str, amount: &str, currency: &
                 format!("mismatch: {field} is {actual}, the order says {expected}; do not ship, investigate")
             }
         };
-        println!("{reference}: {verdict}");
+        outln!("{reference}: {verdict}");
     }
     Ok(code)
 }
@@ -164,10 +165,10 @@ pub async fn await_final(global: &Global, reference: &str, mut options: AwaitOpt
     match result {
         Ok(transaction) => {
             if global.json {
-                println!("{}", transaction.to_json());
+                outln!("{}", transaction.to_json());
             } else {
                 let status = paint_status(transaction.status.as_str(), colour_on_stdout());
-                println!("{reference}: {status} (after {} s)", started.elapsed().as_secs());
+                outln!("{reference}: {status} (after {} s)", started.elapsed().as_secs());
             }
             Ok(if transaction.status == TransactionStatus::Successful { exit::OK } else { exit::NOT_PAID })
         }

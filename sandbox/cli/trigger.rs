@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::Global;
 use crate::control::Control;
 use crate::exit::{self, Failure};
+use crate::output::outln;
 use crate::output::print_table;
 use crate::service::base_url;
 
@@ -72,7 +73,7 @@ pub async fn run(global: &Global, args: &TriggerArgs) -> Result<u8, Failure> {
     let attempts = attempts.as_array().cloned().unwrap_or_default();
     let all_delivered = attempts.iter().all(|attempt| attempt["delivered"] == true);
     if global.json {
-        println!("{}", Value::Array(attempts));
+        outln!("{}", Value::Array(attempts));
     } else {
         let rows: Vec<Vec<String>> = attempts.iter().map(row).collect();
         print_table(&["DELIVERY", "EVENT", "REFERENCE", "ANSWER", "TIME"], &rows);

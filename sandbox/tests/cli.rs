@@ -99,3 +99,21 @@ fn b92_ctrl_c_stops_a_wait_at_once() {
     // Generous for a loaded 2-core machine; a wait that ignored Ctrl-C would run 60 s.
     assert!(asked.elapsed() < Duration::from_secs(3), "took {:?}", asked.elapsed());
 }
+
+/// A reader that closes the pipe early (`sika providers | head -1`, `grep -q`) ends the command
+/// quietly with 141 (as a shell reports SIGPIPE): no panic, nothing on stderr. Its stdout is a
+/// socket whose peer is closed before the command starts, so its first write meets EPIPE.
+#[test]
+fn b150_a_closed_stdout_ends_the_command_quietly() {
+    let sandbox = CliSandbox::start(&[]);
+    for args in [&["providers"][..], &["verify", "PAID-1", "--json"], &["completions", "bash"]] {
+        let (reader, writer) = std::os::unix::net::UnixStream::pair().expect("socket pair");
+        drop(reader);
+        let writer = Stdio::from(std::os::fd::OwnedFd::from(writer));
+        let output = sandbox.sika(args).stdin(Stdio::null()).stdout(writer).stderr(Stdio::piped()).output();
+        let output = output.expect("run sika");
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(141), "sika {args:?}: {stderr}");
+        assert!(stderr.is_empty(), "sika {args:?} wrote to stderr: {stderr}");
+    }
+}

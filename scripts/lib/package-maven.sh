@@ -4,7 +4,9 @@
 #   package_maven DIST   writes DIST/maven, a Maven repository holding dev.sika:sika:<version>:
 #                        the jar (the stripped glibc 2.17 library at linux-x86-64/, where JNA
 #                        looks), -sources.jar, -javadoc.jar (Dokka), the POM, each with .md5,
-#                        .sha1, .sha256 and .sha512, and maven-metadata.xml
+#                        .sha1, .sha256 and .sha512, and maven-metadata.xml; then
+#                        dev.sika:sika-testing:<version> (bindings/jvm-testing, the JUnit 5 kit,
+#                        ADR 0051) the same way, its javadoc by maven-javadoc-plugin
 # Maven writes the layout itself (`mvn -P release deploy` into a file repository), as it would
 # for Maven Central's staging; only the .sha256/.sha512 files are ours (Maven 3.8 writes MD5 and
 # SHA-1 only).
@@ -55,7 +57,51 @@ print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0
     sha512sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha512"
   done
   _check_maven_bundle "$directory" "sika-$version"
-  find "$repository" -type f -name "sika-$version*" -not -name '*.md5' -not -name '*.sha*' -printf '%p (%s bytes)\n'
+  _package_maven_testing "$repository" "$version" "$work"
+  find "$repository" -type f -name "sika-*$version*" -not -name '*.md5' -not -name '*.sha*' -printf '%p (%s bytes)\n'
+}
+
+# dev.sika:sika-testing, against the dev.sika:sika just deployed to REPOSITORY.
+_package_maven_testing() {
+  local repository="$1" version="$2" work="$3" pom="$ROOT/bindings/jvm-testing/pom.xml" log pom_version
+  pom_version="$(python3 -c 'import sys, xml.etree.ElementTree as ET
+print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0.0}version"))' "$pom")"
+  [[ "$pom_version" == "$version" ]] ||
+    die "bindings/jvm-testing/pom.xml has version $pom_version, Cargo.toml $version: make them equal"
+  step "package: dev.sika:sika-testing:$version into $repository (mvn -P release deploy)"
+  log="$work/mvn-testing.log"
+  if ! mvn_batch -f "$pom" -P release deploy -Dsika.repository="file://$repository" \
+    -DaltDeploymentRepository="dist::file://$repository" 2>&1 | strip_colours >"$log"; then
+    tail -n 60 "$log"
+    die "package: mvn -P release deploy of sika-testing failed (log: $log)"
+  fi
+  local directory="$repository/dev/sika/sika-testing/$version" file entries
+  for file in "$directory"/* "$repository"/dev/sika/sika-testing/maven-metadata.xml; do
+    case "$file" in *.md5 | *.sha1 | *.sha256 | *.sha512) continue ;; esac
+    sha256sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha256"
+    sha512sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha512"
+  done
+  local base="sika-testing-$version" suffix element
+  for suffix in .jar -sources.jar -javadoc.jar .pom; do
+    [[ -s "$directory/$base$suffix" ]] || die "package: $directory lacks $base$suffix"
+    for element in md5 sha1 sha256 sha512; do
+      [[ -s "$directory/$base$suffix.$element" ]] || die "package: $base$suffix has no .$element"
+    done
+  done
+  entries="$(jar tf "$directory/$base.jar")"
+  for element in dev/sika/testing/SikaSandboxExtension.class dev/sika/testing/sandbox_control.json \
+    META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
+    grep -qx "$element" <<<"$entries" || die "package: $base.jar lacks $element"
+  done
+  grep -qx 'dev/sika/testing/SikaSandbox.java' <<<"$(jar tf "$directory/$base-sources.jar")" ||
+    die "package: $base-sources.jar lacks the sources"
+  grep -qx 'index.html' <<<"$(jar tf "$directory/$base-javadoc.jar")" || die "package: $base-javadoc.jar has no index.html"
+  for element in name description url licenses scm developers dependencies; do
+    grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has no <$element>"
+  done
+  for element in build profiles properties repositories; do
+    ! grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has a <$element> (the build POM, not the consumer's)"
+  done
 }
 
 # What Maven Central would refuse, or a merchant miss, fails the packaging here.

@@ -45,6 +45,7 @@ package_swift() {
   cp "$work/generated/SikaFFI.modulemap" "$tree/Sources/SikaFFI/module.modulemap"
   cp "$work/generated/Sika.swift" "$tree/Sources/Sika/Sika.swift"
   cp "$work/generated/Sika+Codable.swift" "$tree/Sources/Sika/Sika+Codable.swift"
+  cp "$ROOT/tests/fixtures/sandbox_control.json" "$tree/Sources/SikaTesting/sandbox_control.json"
   _copy_licences "$tree"
   _deterministic_tar "$work" "$name" "$dist/swift/$name.tar.gz"
 

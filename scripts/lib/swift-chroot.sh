@@ -79,6 +79,10 @@ swift_package_prepare() {
   _swift_install_if_changed "$generated/SikaFFI.modulemap" "$SWIFT_PACKAGE_DIR/Sources/SikaFFI/module.modulemap"
   _swift_install_if_changed "$generated/Sika.swift" "$SWIFT_PACKAGE_DIR/Sources/Sika/Sika.swift"
   _swift_install_if_changed "$generated/Sika+Codable.swift" "$SWIFT_PACKAGE_DIR/Sources/Sika/Sika+Codable.swift"
+  # SikaTesting's resource: the control API as tests/fixtures describes it (ADR 0051). A copy,
+  # not a link: SwiftPM copies a link as it is into the resource bundle, where it dangles.
+  _swift_install_if_changed "$ROOT/tests/fixtures/sandbox_control.json" \
+    "$SWIFT_PACKAGE_DIR/Sources/SikaTesting/sandbox_control.json"
 }
 
 # Copies only a changed file: a new mtime alone would make SwiftPM recompile the module.

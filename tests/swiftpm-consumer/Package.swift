@@ -13,6 +13,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "Shop", dependencies: [.product(name: "Sika", package: "swift")]),
-        .testTarget(name: "ShopTests", dependencies: ["Shop"]),
+        .testTarget(
+            name: "ShopTests",
+            dependencies: ["Shop", .product(name: "SikaTesting", package: "swift")]),
     ]
 )

@@ -13,6 +13,12 @@ let package = Package(
         .package(path: "../sika-swift"),
     ],
     targets: [
-        .testTarget(name: "InstalledShopTests", dependencies: [.product(name: "Sika", package: "sika-swift")]),
+        .testTarget(
+            name: "InstalledShopTests",
+            dependencies: [
+                .product(name: "Sika", package: "sika-swift"),
+                // B156: the test kit, from the same released sources.
+                .product(name: "SikaTesting", package: "sika-swift"),
+            ]),
     ]
 )

@@ -5,6 +5,7 @@ import dev.sika.Client
 import dev.sika.normalizePhoneNumber
 import java.io.File
 import java.net.URI
+import java.net.URLClassLoader
 import java.security.MessageDigest
 import java.util.Properties
 import java.util.concurrent.TimeUnit
@@ -83,12 +84,22 @@ class InstalledJarTest {
             artifacts,
             "runtime classpath: $runtimeClasspath",
         )
-        for (absent in listOf(
-            "com.fasterxml.jackson.databind.ObjectMapper",
-            "kotlinx.serialization.json.Json",
-            "ch.qos.logback.classic.Logger",
-        )) {
-            assertThrows(ClassNotFoundException::class.java) { Class.forName(absent) }
+        // Looked up on the runtime classpath alone: the test classpath also holds the test
+        // kit's dependencies (dev.sika:sika-testing brings Jackson), which a merchant's
+        // application does not get.
+        val runtime = URLClassLoader(
+            runtimeClasspath.map { File(it).toURI().toURL() }.toTypedArray(),
+            ClassLoader.getPlatformClassLoader(),
+        )
+        runtime.use { loader ->
+            assertNotNull(Class.forName("dev.sika.Client", false, loader))
+            for (absent in listOf(
+                "com.fasterxml.jackson.databind.ObjectMapper",
+                "kotlinx.serialization.json.Json",
+                "ch.qos.logback.classic.Logger",
+            )) {
+                assertThrows(ClassNotFoundException::class.java) { Class.forName(absent, false, loader) }
+            }
         }
     }
 
