@@ -14,10 +14,13 @@ public protocol CoreJSONEncodable: Encodable {
 
 extension CoreJSONEncodable {
     /// Writes the core's JSON through any `Encoder`: as a nested value inside a merchant's own
-    /// `Codable` type, with the encoder's own formatting.
+    /// `Codable` type, with the encoder's own formatting. Objects are written in the core's key
+    /// order (B114): an encoder that keeps the order of encoded keys writes `toJson()`'s bytes;
+    /// Foundation's `JSONEncoder` writes the same members in an order of its own (and `/` as
+    /// `\/` unless `.withoutEscapingSlashes`).
     public func encode(to encoder: any Encoder) throws {
         let text = try toJson()
-        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        let value = try JSONValue.parse(text) ?? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
         try value.encode(to: encoder)
     }
 }
