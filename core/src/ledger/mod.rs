@@ -129,28 +129,12 @@ pub enum LedgerDecision {
         /// When the other caller's lease ends.
         lease_expires_at: Timestamp,
     },
-    /// As [`WebhookDecision::Investigate`]: recorded, never fulfilled.
-    Investigate {
-        /// The verified transaction.
-        transaction: Transaction,
-        /// What does not add up.
-        reason: String,
-    },
-    /// As [`WebhookDecision::Ignore`].
-    Ignore {
-        /// Why.
-        reason: String,
-    },
-    /// As [`WebhookDecision::RetryLater`].
-    RetryLater {
-        /// Why.
-        reason: String,
-    },
-    /// As [`WebhookDecision::Reject`]; also a reference the ledger does not expect (nothing is
-    /// sent to the service then).
-    Reject {
-        /// Why.
-        reason: String,
+    /// The client's own decision, recorded: `Investigate`, `Ignore`, `RetryLater` or `Reject`
+    /// (never `Fulfil`: a verified payment is always a claim, or one of the two answers above).
+    /// A reference the ledger does not expect is `Reject` (nothing is sent to the service then).
+    Decided {
+        /// The decision, as [`Client::handle_webhook`] makes it.
+        decision: WebhookDecision,
     },
 }
 
@@ -163,27 +147,18 @@ pub enum LedgerDecisionKind {
     AlreadyFulfilled,
     /// See [`LedgerDecision::InProgress`].
     InProgress,
-    /// See [`LedgerDecision::Investigate`].
-    Investigate,
-    /// See [`LedgerDecision::Ignore`].
-    Ignore,
-    /// See [`LedgerDecision::RetryLater`].
-    RetryLater,
-    /// See [`LedgerDecision::Reject`].
-    Reject,
+    /// See [`LedgerDecision::Decided`]: the decision's own kind.
+    Decided(WebhookDecisionKind),
 }
 
 impl LedgerDecisionKind {
-    /// The HTTP status to answer a notification with: 200 for everything acknowledged (a
-    /// claim given, already fulfilled, in progress, investigate, ignore), 503 to ask for a
-    /// redelivery, 400 for a notification that is not genuine or not expected.
+    /// The HTTP status to answer a notification with: 200 for a claim given, already
+    /// fulfilled or in progress; a recorded decision is answered as the client's
+    /// ([`WebhookDecisionKind::http_status`]).
     pub fn http_status(self) -> i32 {
         match self {
             Self::Fulfil | Self::AlreadyFulfilled | Self::InProgress => 200,
-            Self::Investigate => WebhookDecisionKind::Investigate.http_status(),
-            Self::Ignore => WebhookDecisionKind::Ignore.http_status(),
-            Self::RetryLater => WebhookDecisionKind::RetryLater.http_status(),
-            Self::Reject => WebhookDecisionKind::Reject.http_status(),
+            Self::Decided(kind) => kind.http_status(),
         }
     }
 }
@@ -195,10 +170,7 @@ impl LedgerDecision {
             Self::Fulfil { .. } => LedgerDecisionKind::Fulfil,
             Self::AlreadyFulfilled { .. } => LedgerDecisionKind::AlreadyFulfilled,
             Self::InProgress { .. } => LedgerDecisionKind::InProgress,
-            Self::Investigate { .. } => LedgerDecisionKind::Investigate,
-            Self::Ignore { .. } => LedgerDecisionKind::Ignore,
-            Self::RetryLater { .. } => LedgerDecisionKind::RetryLater,
-            Self::Reject { .. } => LedgerDecisionKind::Reject,
+            Self::Decided { decision } => LedgerDecisionKind::Decided(decision.kind()),
         }
     }
 
@@ -415,11 +387,13 @@ impl Ledger {
     pub async fn handle_webhook(&self, client: &Client, body: &[u8]) -> Result<LedgerDecision> {
         let reference = match webhook::reference_to_verify(body) {
             Ok(reference) => reference,
-            Err(ended) => return Ok(from_unrecorded(ended.into())),
+            Err(ended) => return Ok(LedgerDecision::Decided { decision: ended.into() }),
         };
         let Some(row) = self.row(&reference).await? else {
-            return Ok(LedgerDecision::Reject {
-                reason: format!("reference `{reference}` is not expected by the ledger: not an order of this shop"),
+            return Ok(LedgerDecision::Decided {
+                decision: WebhookDecision::Reject {
+                    reason: format!("reference `{reference}` is not expected by the ledger: not an order of this shop"),
+                },
             });
         };
         if let Some(answer) = self.answer_without_asking(&row, EventSource::Webhook).await? {
@@ -565,20 +539,7 @@ impl Ledger {
             Store::Sqlite(s) => s.record(reference, event).await?,
             Store::Postgres(s) => s.record(reference, event).await?,
         }
-        Ok(from_unrecorded(decision))
-    }
-}
-
-/// A client decision other than `Fulfil`, as the ledger's.
-fn from_unrecorded(decision: WebhookDecision) -> LedgerDecision {
-    match decision {
-        WebhookDecision::Fulfil { .. } => {
-            unreachable!("a Fulfil is never answered without a claim")
-        }
-        WebhookDecision::Investigate { transaction, reason } => LedgerDecision::Investigate { transaction, reason },
-        WebhookDecision::Ignore { reason } => LedgerDecision::Ignore { reason },
-        WebhookDecision::RetryLater { reason } => LedgerDecision::RetryLater { reason },
-        WebhookDecision::Reject { reason } => LedgerDecision::Reject { reason },
+        Ok(LedgerDecision::Decided { decision })
     }
 }
 
