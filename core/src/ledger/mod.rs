@@ -91,6 +91,7 @@ impl Default for PostgresOptions {
 /// The right to fulfil one reference, given to exactly one caller per lease. Hand it back to
 /// [`Ledger::mark_fulfilled`] once the order is fulfilled.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Claim {
     /// The order's reference.
     pub reference: String,
@@ -105,6 +106,7 @@ pub struct Claim {
 /// What the ledger decided for a notification or a settle call, and how to answer it
 /// (`http_status()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum LedgerDecision {
     /// Verified paid, in full, and this caller holds the claim: fulfil the order, then
     /// [`Ledger::mark_fulfilled`].
@@ -174,7 +176,12 @@ impl LedgerDecision {
         }
     }
 
-    /// The HTTP status to answer the notification with (see [`LedgerDecisionKind::http_status`]).
+}
+
+#[cfg_attr(feature = "uniffi", uniffi::export)]
+impl LedgerDecision {
+    /// The HTTP status to answer the notification with: 200 for a claim given, already
+    /// fulfilled or in progress; a recorded decision's own (200, 503 or 400).
     pub fn http_status(&self) -> i32 {
         self.kind().http_status()
     }
@@ -187,6 +194,7 @@ impl LedgerDecision {
 
 /// Who made a recorded decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum EventSource {
     /// [`Ledger::expect`].
     Expect,
@@ -202,6 +210,7 @@ pub enum EventSource {
 
 /// What a recorded event says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum EventKind {
     /// The expected payment was recorded.
     Expected,
@@ -269,6 +278,7 @@ text_enum!(EventKind {
 
 /// One recorded decision about a reference: the audit trail.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PaymentEvent {
     /// When it was recorded.
     pub at: Timestamp,
@@ -284,6 +294,7 @@ pub struct PaymentEvent {
 
 /// What the ledger holds for one reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PaymentRecord {
     /// The order's reference.
     pub reference: String,
