@@ -175,7 +175,6 @@ impl LedgerDecision {
             Self::Decided { decision } => LedgerDecisionKind::Decided(decision.kind()),
         }
     }
-
 }
 
 #[cfg_attr(feature = "uniffi", uniffi::export)]
