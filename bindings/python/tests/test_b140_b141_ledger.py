@@ -18,6 +18,7 @@ import asyncio
 import json
 import multiprocessing
 import threading
+import typing
 from decimal import Decimal
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def open_ledger(request, tmp_path: Path):
     PostgreSQL cluster is started once per test and stopped after it."""
     cluster = Cluster() if request.param == "postgres" else None
 
-    def open_ledger(kind: type = sika.BlockingLedger):
+    def open_ledger(kind: typing.Any = sika.BlockingLedger) -> typing.Any:
         if cluster is None:
             return kind.sqlite(str(tmp_path / "ledger.db"))
         return kind.postgres(sika.SecretUrl(cluster.url), sika.LedgerOptions(max_connections=4))
@@ -115,8 +116,7 @@ def test_b140_duplicate_deliveries_to_several_worker_processes_fulfil_each_order
     start = context.Barrier(WORKERS * THREADS)
     results = context.Queue()
     processes = [
-        context.Process(target=worker, args=(open_ledger, client, references, start, results))
-        for _ in range(WORKERS)
+        context.Process(target=worker, args=(open_ledger, client, references, start, results)) for _ in range(WORKERS)
     ]
     for process in processes:
         process.start()
