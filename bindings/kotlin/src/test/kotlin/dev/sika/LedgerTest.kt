@@ -19,8 +19,8 @@ import org.junit.jupiter.api.TestInstance
 
 /**
  * B140: the exported ledger (ADR 0050) gives exactly one `Fulfil` for a notification delivered
- * many times at once (SQLite): 32 threads through `BlockingLedger`, and 32 coroutines through
- * the suspend `Ledger`; every other answer is "already fulfilled" or "in progress" (HTTP 200).
+ * many times at once (SQLite): 32 threads (each in `runBlocking`), and 32 coroutines, through
+ * the suspend `Ledger` (Kotlin has no `BlockingLedger`: ADR 0050); every other answer is "already fulfilled" or "in progress" (HTTP 200).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LedgerTest {
@@ -38,30 +38,35 @@ class LedgerTest {
 
     @Test
     fun testB140DuplicateDeliveriesOnThreadsFulfilOnce() {
-        val client = sandbox.blockingClient()
-        val ledger = BlockingLedger.sqlite(dir.resolve("blocking.db").path)
+        val client = sandbox.client()
+        val ledger = Ledger.sqlite(dir.resolve("threads.db").path)
         val reference = "B140-KT-BLOCKING"
         sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
-        ledger.expect(reference, order)
+        runBlocking { ledger.expect(reference, order) }
         val threads = 32
         val start = CyclicBarrier(threads)
         val pool = Executors.newFixedThreadPool(threads)
         val answers = (1..threads).map {
             pool.submit<LedgerDecision> {
                 start.await()
-                val decision = ledger.handleWebhook(client, notification(reference))
-                if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
-                decision
+                runBlocking {
+                    val decision = ledger.handleWebhook(client, notification(reference))
+                    if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
+                    decision
+                }
             }
         }.map { it.get(60, TimeUnit.SECONDS) }
         pool.shutdown()
         assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
         assertTrue(answers.all { it.httpStatus() == 200 }, "$answers")
         assertTrue(answers.all { it is LedgerDecision.Fulfil || it is LedgerDecision.AlreadyFulfilled || it is LedgerDecision.InProgress })
-        val record = assertNotNull(ledger.payment(reference))
-        assertNotNull(record!!.fulfilledAt)
-        assertEquals(1u, record.claimsOffered)
-        assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, ledger.handleWebhook(client, notification(reference)))
+        runBlocking {
+            val record = ledger.payment(reference)
+            assertNotNull(record)
+            assertNotNull(record!!.fulfilledAt)
+            assertEquals(1u, record.claimsOffered)
+            assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, ledger.handleWebhook(client, notification(reference)))
+        }
     }
 
     @Test
