@@ -98,7 +98,7 @@ pub struct Claim {
     /// This claim's identity (random; not a secret).
     pub token: String,
     /// Which offer of the reference this is: 1 for the first, 2 after one lease expired, ...
-    pub offer: u32,
+    pub offer: i64,
     /// When the lease ends; after it the reference may be offered again.
     pub lease_expires_at: Timestamp,
 }
@@ -306,7 +306,7 @@ pub struct PaymentRecord {
     /// When `last_status` was seen.
     pub last_status_at: Option<Timestamp>,
     /// How many claims were given (more than 1 only after leases expired).
-    pub claims_offered: u32,
+    pub claims_offered: i64,
     /// When the last claim's lease ends (or ended).
     pub claim_expires_at: Option<Timestamp>,
     /// When the order was marked fulfilled.
@@ -470,7 +470,7 @@ impl Ledger {
             created_at: timestamp(row.created_at)?,
             last_status: row.last_status,
             last_status_at: row.last_status_at.map(timestamp).transpose()?,
-            claims_offered: u32::try_from(row.claims_offered).unwrap_or(u32::MAX),
+            claims_offered: row.claims_offered,
             claim_expires_at: row.claim_expires_at.map(timestamp).transpose()?,
             fulfilled_at: row.fulfilled_at.map(timestamp).transpose()?,
             reference: row.reference,
@@ -664,7 +664,7 @@ struct ClaimState {
 /// What a claim attempt gives, decided here for both databases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ClaimStep {
-    Offer { offer: u32 },
+    Offer { offer: i64 },
     AlreadyFulfilled { at: i64 },
     InProgress { until: i64 },
 }
@@ -678,7 +678,7 @@ fn claim_step(state: &ClaimState, now: i64) -> ClaimStep {
     }
     match state.expires_at {
         Some(until) if state.token && until > now => ClaimStep::InProgress { until },
-        _ => ClaimStep::Offer { offer: u32::try_from(state.offers.saturating_add(1)).unwrap_or(u32::MAX) },
+        _ => ClaimStep::Offer { offer: state.offers.saturating_add(1) },
     }
 }
 
@@ -714,7 +714,7 @@ enum MarkStep {
 
 /// The one rule of marking: only the current claim (same token and offer) marks.
 fn mark_step(current_token: Option<&str>, current_offer: i64, fulfilled: bool, claim: &Claim) -> MarkStep {
-    if current_token != Some(claim.token.as_str()) || current_offer != i64::from(claim.offer) {
+    if current_token != Some(claim.token.as_str()) || current_offer != claim.offer {
         return MarkStep::Lost;
     }
     if fulfilled { MarkStep::AlreadyMarked } else { MarkStep::Marked }

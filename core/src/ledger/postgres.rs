@@ -295,7 +295,7 @@ impl PgStore {
                         "UPDATE {} SET claim_token = $2, claim_expires_at = $3, claims_offered = $4 WHERE reference = $1",
                         self.t("sika_payments")
                     ),
-                    &[&reference, &request.token, &request.lease_until, &i64::from(offer)],
+                    &[&reference, &request.token, &request.lease_until, &offer],
                 )
                 .await?;
             }

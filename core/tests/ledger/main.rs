@@ -651,7 +651,7 @@ async fn b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_
         .into_iter()
         .map(|d| d.expect("decision"))
         .collect();
-    let offers: Vec<u32> = after
+    let offers: Vec<i64> = after
         .iter()
         .filter_map(|d| match d {
             LedgerDecision::Fulfil { claim, .. } => Some(claim.offer),

@@ -64,7 +64,7 @@ class LedgerTest {
             val record = ledger.payment(reference)
             assertNotNull(record)
             assertNotNull(record!!.fulfilledAt)
-            assertEquals(1u, record.claimsOffered)
+            assertEquals(1L, record.claimsOffered)
             assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, ledger.handleWebhook(client, notification(reference)))
         }
     }
