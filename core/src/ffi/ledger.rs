@@ -6,15 +6,18 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::clients::{BlockingClient, Client};
 use super::runtime;
 use crate::error::Result;
 use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord};
+use crate::models::json::{from_json_functions, to_json_methods};
 use crate::{ExpectedPayment, SecretUrl};
 
 /// A ledger's settings as foreign code gives them: signed and optional (unset: the core's
 /// default; negative: `InvalidInput` naming the setting).
-#[derive(Debug, Clone, Default, uniffi::Record)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, uniffi::Record)]
 pub struct LedgerOptions {
     /// How long a claim lasts before it is offered again, in milliseconds (default 5 minutes).
     #[uniffi(default = None)]
@@ -33,6 +36,9 @@ pub struct LedgerOptions {
     #[uniffi(default = None)]
     pub connect_timeout_ms: Option<i64>,
 }
+
+to_json_methods!(LedgerOptions);
+from_json_functions!(ledger_options_from_json => LedgerOptions);
 
 impl LedgerOptions {
     fn sqlite(self) -> Result<ledger::SqliteOptions> {

@@ -38,14 +38,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use chrono::DateTime;
+use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
+use crate::models::json::{from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
 use crate::safety::confirm::{self, ExpectedPayment};
 use crate::safety::webhook::{self, WebhookDecision, WebhookDecisionKind};
 use crate::secret::SecretUrl;
-use crate::timestamp::Timestamp;
+use crate::timestamp::{self, Timestamp};
 use crate::validation;
 
 /// The schema version this SDK writes (`sika_schema_version.version`).
@@ -90,7 +92,7 @@ impl Default for PostgresOptions {
 
 /// The right to fulfil one reference, given to exactly one caller per lease. Hand it back to
 /// [`Ledger::mark_fulfilled`] once the order is fulfilled.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Claim {
     /// The order's reference.
@@ -100,8 +102,12 @@ pub struct Claim {
     /// Which offer of the reference this is: 1 for the first, 2 after one lease expired, ...
     pub offer: i64,
     /// When the lease ends; after it the reference may be offered again.
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub lease_expires_at: Timestamp,
 }
+
+to_json_methods!(Claim);
+from_json_functions!(claim_from_json => Claim);
 
 /// What the ledger decided for a notification or a settle call, and how to answer it
 /// (`http_status()`).
@@ -192,8 +198,9 @@ impl LedgerDecision {
 }
 
 /// Who made a recorded decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "snake_case")]
 pub enum EventSource {
     /// [`Ledger::expect`].
     Expect,
@@ -208,8 +215,9 @@ pub enum EventSource {
 }
 
 /// What a recorded event says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// The expected payment was recorded.
     Expected,
@@ -276,23 +284,25 @@ text_enum!(EventKind {
 });
 
 /// One recorded decision about a reference: the audit trail.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PaymentEvent {
     /// When it was recorded.
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub at: Timestamp,
     /// Who decided.
     pub source: EventSource,
     /// What was decided.
     pub kind: EventKind,
     /// The transaction's status as the service reported it then, when it was verified.
+    #[serde(default)]
     pub status: Option<String>,
     /// The decision's reason, or other detail.
     pub detail: String,
 }
 
 /// What the ledger holds for one reference.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PaymentRecord {
     /// The order's reference.
@@ -300,20 +310,28 @@ pub struct PaymentRecord {
     /// The expected payment, as first recorded.
     pub expected: ExpectedPayment,
     /// When it was first expected.
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub created_at: Timestamp,
     /// The last status the service reported, and when.
+    #[serde(default)]
     pub last_status: Option<String>,
     /// When `last_status` was seen.
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
     pub last_status_at: Option<Timestamp>,
     /// How many claims were given (more than 1 only after leases expired).
     pub claims_offered: i64,
     /// When the last claim's lease ends (or ended).
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
     pub claim_expires_at: Option<Timestamp>,
     /// When the order was marked fulfilled.
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
     pub fulfilled_at: Option<Timestamp>,
     /// Every recorded decision, oldest first.
     pub events: Vec<PaymentEvent>,
 }
+
+to_json_methods!(PaymentEvent, PaymentRecord);
+from_json_functions!(payment_event_from_json => PaymentEvent, payment_record_from_json => PaymentRecord);
 
 /// A payments ledger on SQLite or PostgreSQL (ADR 0046). Cheap to share behind an `Arc`; every
 /// operation is one database transaction per state change.
@@ -753,5 +771,56 @@ mod tests {
     #[test]
     fn tokens_differ() {
         assert_ne!(new_token(), new_token());
+    }
+
+    fn time(text: &str) -> Timestamp {
+        crate::timestamp::parse_timestamp(text).expect("a time")
+    }
+
+    /// B40: the ledger's records are data, as the other records: the core's JSON with ISO 8601
+    /// times, the events' texts as stored, the amount as an exact decimal, and read back equal.
+    #[test]
+    fn b40_the_ledgers_records_write_and_read_back_the_cores_json() {
+        let event = PaymentEvent {
+            at: time("2024-05-01T12:00:00.123Z"),
+            source: EventSource::MarkFulfilled,
+            kind: EventKind::AlreadyFulfilled,
+            status: Some("successful".to_owned()),
+            detail: "claim 1".to_owned(),
+        };
+        let record = PaymentRecord {
+            reference: "ORDER-1".to_owned(),
+            expected: ExpectedPayment { amount: "100.10".parse().expect("amount"), currency: "GHS".to_owned() },
+            created_at: time("2024-05-01T11:00:00Z"),
+            last_status: None,
+            last_status_at: None,
+            claims_offered: 1,
+            claim_expires_at: Some(time("2024-05-01T12:05:00.000001Z")),
+            fulfilled_at: None,
+            events: vec![event.clone()],
+        };
+        let json: serde_json::Value = serde_json::from_str(&record.to_json()).expect("JSON");
+        assert_eq!(json["expected"]["amount"], "100.10");
+        assert_eq!(json["created_at"], "2024-05-01T11:00:00.000Z");
+        assert_eq!(json["claim_expires_at"], "2024-05-01T12:05:00.000001Z");
+        assert_eq!(json["last_status_at"], serde_json::Value::Null);
+        assert_eq!(json["events"][0]["source"], "mark_fulfilled");
+        assert_eq!(json["events"][0]["kind"], "already_fulfilled");
+        assert_eq!(payment_record_from_json(record.to_json()).expect("reads back"), record);
+        assert_eq!(payment_event_from_json(event.to_json()).expect("reads back"), event);
+        let claim = Claim {
+            reference: "ORDER-1".to_owned(),
+            token: "t".to_owned(),
+            offer: 2,
+            lease_expires_at: time("2024-05-01T12:05:00Z"),
+        };
+        assert_eq!(claim_from_json(claim.to_json()).expect("reads back"), claim);
+        for source in [EventSource::Expect, EventSource::Webhook, EventSource::Settle, EventSource::Reconcile] {
+            assert_eq!(serde_json::to_value(source).expect("text"), source.as_str());
+        }
+        let error =
+            claim_from_json(r#"{"reference":"ORDER-1","token":"t","offer":1,"lease_expires_at":null}"#.to_owned())
+                .expect_err("no lease time");
+        assert!(matches!(error, SikaError::InvalidInput { .. }), "{error:?}");
     }
 }
