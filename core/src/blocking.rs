@@ -126,6 +126,19 @@ impl BlockingClient {
         drop(self.runtime.shut_down());
     }
 
+    /// The async client this one drives (the ledger's blocking calls decide with it).
+    #[cfg(all(feature = "uniffi", feature = "ledger"))]
+    pub(crate) fn async_client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Runs `call` as this client runs its own calls (on the caller's thread): for the
+    /// ledger's blocking calls, whose decision is this client's.
+    #[cfg(all(feature = "uniffi", feature = "ledger"))]
+    pub(crate) fn run_with<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
+        self.run(call)
+    }
+
     /// Runs one call on the caller's thread and waits for it.
     ///
     /// The runtime is a current-thread one, which many threads may `block_on` at once: one of

@@ -432,7 +432,6 @@ fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
         | SikaError::RateLimited { .. }
         | SikaError::Timeout
         | SikaError::Cancelled) => other,
-        #[cfg(feature = "ledger")]
         other @ (SikaError::Storage { .. } | SikaError::ClaimLost { .. }) => other,
     }
 }

@@ -83,8 +83,9 @@ pub enum SikaError {
     },
     /// The ledger's database failed (down, locked past its busy timeout, full, or the
     /// connection was lost mid-change): nothing was recorded half-way and no claim was given.
-    /// Try again once the database is back (ADR 0046).
-    #[cfg(feature = "ledger")]
+    /// Try again once the database is back (ADR 0046). Present without the `ledger` feature
+    /// too (ADR 0050): a dependent's exhaustive match must not change with cargo's feature
+    /// unification.
     #[error("ledger storage error: {reason}")]
     Storage {
         /// What the database reported (never the URL's password).
@@ -92,7 +93,6 @@ pub enum SikaError {
     },
     /// `mark_fulfilled` on a claim whose lease expired and that was offered again: another
     /// caller holds the reference's claim now (ADR 0046).
-    #[cfg(feature = "ledger")]
     #[error("the claim on reference `{reference}` was lost: its lease expired and it was offered again")]
     ClaimLost {
         /// The claim's reference.

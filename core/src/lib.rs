@@ -47,7 +47,7 @@ pub mod decode;
 mod error;
 #[cfg(feature = "uniffi")]
 pub mod ffi;
-// The payments ledger (ADR 0046): off by default for now; the bindings will enable it.
+// The payments ledger (ADR 0046): off by default; the cdylib enables and exports it (ADR 0050).
 #[cfg(feature = "ledger")]
 pub mod ledger;
 mod models;

@@ -43,6 +43,13 @@ pub(crate) fn deserialize_optional<'de, D: Deserializer<'de>>(deserializer: D) -
     time.map(Some).ok_or_else(|| de::Error::custom(format!("`{text}` is not an ISO 8601 timestamp in years 1 to 9999")))
 }
 
+/// The record form's reader (`*_from_json`) of a required timestamp: a time every language
+/// holds is read, anything else is an error.
+#[cfg(feature = "ledger")]
+pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Timestamp, D::Error> {
+    deserialize_optional(deserializer)?.ok_or_else(|| de::Error::custom("a timestamp is required, not null"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

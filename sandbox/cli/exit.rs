@@ -37,6 +37,9 @@ pub fn for_error(error: &SikaError) -> u8 {
         SikaError::ChargeOutcomeUnknown { .. } => 21,
         SikaError::Cancelled => INTERRUPTED,
         SikaError::Configuration { .. } => 23,
+        // The ledger's (never raised by this command, which keeps no ledger).
+        SikaError::Storage { .. } => 25,
+        SikaError::ClaimLost { .. } => 26,
     }
 }
 

@@ -169,6 +169,15 @@ def archived(transaction: sika.Transaction) -> str:
             return "not a transaction"
 
 
+def ledger_archived(record: sika.PaymentRecord, claim: sika.Claim, options: sika.LedgerOptions) -> str:
+    """The ledger's records for a report or a queue: the core's JSON, read back equal."""
+    assert sika.payment_record_from_json(record.to_json()) == record
+    assert [sika.payment_event_from_json(event.to_json()) for event in record.events] == record.events
+    assert sika.claim_from_json(claim.to_json()) == claim
+    assert sika.ledger_options_from_json(options.to_json()) == options
+    return f"{record.reference}: {len(record.events)} events, claim {claim.offer} until {claim.lease_expires_at}"
+
+
 def describe(transaction: sika.Transaction) -> str:
     customer = transaction.customer
     who = "no customer" if customer is None else f"{customer.name} <{customer.email}> {customer.phone_number}"

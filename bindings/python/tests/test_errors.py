@@ -74,6 +74,8 @@ SAMPLES = [
     SikaError.ChargeOutcomeUnknown("ORDER-1001", "the connection broke"),
     SikaError.Cancelled(),
     SikaError.Configuration("base_url must use https://"),
+    SikaError.Storage("database is locked"),
+    SikaError.ClaimLost("ORDER-1001"),
 ]
 
 

@@ -112,6 +112,12 @@ fn call_options(timeout_ms: Option<i64>, max_retries: Option<i32>) -> Result<cra
 }
 
 impl Client {
+    /// The core client (the ledger decides with it).
+    #[cfg(feature = "ledger")]
+    pub(crate) fn core(&self) -> &crate::Client {
+        &self.0
+    }
+
     /// Runs `call` with a clone of the core client on the SDK's runtime; the foreign side
     /// cancelling the returned future aborts it.
     async fn run<T, F>(&self, call: impl FnOnce(crate::Client) -> F) -> Result<T>
@@ -207,6 +213,12 @@ impl BlockingClient {
 }
 
 impl BlockingClient {
+    /// The core client (the ledger decides with it).
+    #[cfg(feature = "ledger")]
+    pub(crate) fn core(&self) -> &crate::BlockingClient {
+        &self.0
+    }
+
     /// Runs `call` on the core client, after following the host's log level (as the async
     /// client's `run` does): the one place every blocking method goes through.
     fn run<T>(&self, call: impl FnOnce(&crate::BlockingClient) -> Result<T>) -> Result<T> {

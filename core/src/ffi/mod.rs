@@ -9,6 +9,8 @@
 //! - [`runtime`], [`wake_gate`]: the runtime the async client's calls run on, one per
 //!   process, and the gate its wakes of foreign futures pass (closed at a host's exit);
 //! - [`jvm_host`]: whether a JVM host still exists, asked before each of its wakes;
+//! - `ledger` (feature `ledger`): the ledger objects (`Ledger`, `BlockingLedger`) and their
+//!   signed, optional `LedgerOptions` (ADR 0050);
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
 //! - [`host_buffers`]: a Rust buffer of the host's bytes in one call (Python's lowering);
 //! - [`host`]: the host runtime's own facts, so that a client app is refused (ADR 0027);
@@ -21,6 +23,8 @@ mod custom_types;
 mod host;
 mod host_buffers;
 mod jvm_host;
+#[cfg(feature = "ledger")]
+mod ledger;
 mod logging;
 mod runtime;
 mod wait;
@@ -29,6 +33,8 @@ mod wake_gate;
 pub use clients::{BlockingClient, Client};
 pub use config::ClientConfig;
 pub use host::{check_host_runtime, report_host_runtime};
+#[cfg(feature = "ledger")]
+pub use ledger::{BlockingLedger, Ledger, LedgerOptions};
 pub use logging::{
     LogLevel, LogRecord, LogSink, enable_logging, flush_log_records, log_level_from_env, set_log_sink,
     set_log_sink_level,

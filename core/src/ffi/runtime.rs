@@ -57,6 +57,28 @@ where
     }
 }
 
+/// Runs `call` on this process's runtime and blocks the caller's thread until it ends: for the
+/// blocking objects whose core type is async only (the ledger). Refused inside an async
+/// runtime, where blocking would stall it.
+#[cfg(feature = "ledger")]
+pub(crate) fn block_on<T, F>(call: F) -> Result<T>
+where
+    F: Future<Output = Result<T>> + Send + 'static,
+    T: Send + 'static,
+{
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(SikaError::configuration(
+            "a blocking call was made from inside an async runtime; use the async object there",
+        ));
+    }
+    let handle = RUNTIME.get(build)?.runtime.handle().clone();
+    match handle.block_on(handle.spawn(call)) {
+        Ok(result) => result,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(_cancelled) => Err(SikaError::Cancelled),
+    }
+}
+
 /// Called by the Python package at interpreter exit (an `atexit` handler, added by the
 /// lifecycle patch of `bindings/uniffi-bindgen`), before CPython finalizes: from then on no
 /// thread of this process's runtime wakes a foreign future (wake_gate.rs). Async calls still

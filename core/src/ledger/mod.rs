@@ -38,14 +38,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use chrono::DateTime;
+use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
+use crate::models::json::{from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
 use crate::safety::confirm::{self, ExpectedPayment};
 use crate::safety::webhook::{self, WebhookDecision, WebhookDecisionKind};
 use crate::secret::SecretUrl;
-use crate::timestamp::Timestamp;
+use crate::timestamp::{self, Timestamp};
 use crate::validation;
 
 /// The schema version this SDK writes (`sika_schema_version.version`).
@@ -90,21 +92,27 @@ impl Default for PostgresOptions {
 
 /// The right to fulfil one reference, given to exactly one caller per lease. Hand it back to
 /// [`Ledger::mark_fulfilled`] once the order is fulfilled.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Claim {
     /// The order's reference.
     pub reference: String,
     /// This claim's identity (random; not a secret).
     pub token: String,
     /// Which offer of the reference this is: 1 for the first, 2 after one lease expired, ...
-    pub offer: u32,
+    pub offer: i64,
     /// When the lease ends; after it the reference may be offered again.
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub lease_expires_at: Timestamp,
 }
+
+to_json_methods!(Claim);
+from_json_functions!(claim_from_json => Claim);
 
 /// What the ledger decided for a notification or a settle call, and how to answer it
 /// (`http_status()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum LedgerDecision {
     /// Verified paid, in full, and this caller holds the claim: fulfil the order, then
     /// [`Ledger::mark_fulfilled`].
@@ -129,28 +137,12 @@ pub enum LedgerDecision {
         /// When the other caller's lease ends.
         lease_expires_at: Timestamp,
     },
-    /// As [`WebhookDecision::Investigate`]: recorded, never fulfilled.
-    Investigate {
-        /// The verified transaction.
-        transaction: Transaction,
-        /// What does not add up.
-        reason: String,
-    },
-    /// As [`WebhookDecision::Ignore`].
-    Ignore {
-        /// Why.
-        reason: String,
-    },
-    /// As [`WebhookDecision::RetryLater`].
-    RetryLater {
-        /// Why.
-        reason: String,
-    },
-    /// As [`WebhookDecision::Reject`]; also a reference the ledger does not expect (nothing is
-    /// sent to the service then).
-    Reject {
-        /// Why.
-        reason: String,
+    /// The client's own decision, recorded: `Investigate`, `Ignore`, `RetryLater` or `Reject`
+    /// (never `Fulfil`: a verified payment is always a claim, or one of the two answers above).
+    /// A reference the ledger does not expect is `Reject` (nothing is sent to the service then).
+    Decided {
+        /// The decision, as [`Client::handle_webhook`] makes it.
+        decision: WebhookDecision,
     },
 }
 
@@ -163,27 +155,18 @@ pub enum LedgerDecisionKind {
     AlreadyFulfilled,
     /// See [`LedgerDecision::InProgress`].
     InProgress,
-    /// See [`LedgerDecision::Investigate`].
-    Investigate,
-    /// See [`LedgerDecision::Ignore`].
-    Ignore,
-    /// See [`LedgerDecision::RetryLater`].
-    RetryLater,
-    /// See [`LedgerDecision::Reject`].
-    Reject,
+    /// See [`LedgerDecision::Decided`]: the decision's own kind.
+    Decided(WebhookDecisionKind),
 }
 
 impl LedgerDecisionKind {
-    /// The HTTP status to answer a notification with: 200 for everything acknowledged (a
-    /// claim given, already fulfilled, in progress, investigate, ignore), 503 to ask for a
-    /// redelivery, 400 for a notification that is not genuine or not expected.
+    /// The HTTP status to answer a notification with: 200 for a claim given, already
+    /// fulfilled or in progress; a recorded decision is answered as the client's
+    /// ([`WebhookDecisionKind::http_status`]).
     pub fn http_status(self) -> i32 {
         match self {
             Self::Fulfil | Self::AlreadyFulfilled | Self::InProgress => 200,
-            Self::Investigate => WebhookDecisionKind::Investigate.http_status(),
-            Self::Ignore => WebhookDecisionKind::Ignore.http_status(),
-            Self::RetryLater => WebhookDecisionKind::RetryLater.http_status(),
-            Self::Reject => WebhookDecisionKind::Reject.http_status(),
+            Self::Decided(kind) => kind.http_status(),
         }
     }
 }
@@ -195,14 +178,15 @@ impl LedgerDecision {
             Self::Fulfil { .. } => LedgerDecisionKind::Fulfil,
             Self::AlreadyFulfilled { .. } => LedgerDecisionKind::AlreadyFulfilled,
             Self::InProgress { .. } => LedgerDecisionKind::InProgress,
-            Self::Investigate { .. } => LedgerDecisionKind::Investigate,
-            Self::Ignore { .. } => LedgerDecisionKind::Ignore,
-            Self::RetryLater { .. } => LedgerDecisionKind::RetryLater,
-            Self::Reject { .. } => LedgerDecisionKind::Reject,
+            Self::Decided { decision } => LedgerDecisionKind::Decided(decision.kind()),
         }
     }
+}
 
-    /// The HTTP status to answer the notification with (see [`LedgerDecisionKind::http_status`]).
+#[cfg_attr(feature = "uniffi", uniffi::export)]
+impl LedgerDecision {
+    /// The HTTP status to answer the notification with: 200 for a claim given, already
+    /// fulfilled or in progress; a recorded decision's own (200, 503 or 400).
     pub fn http_status(&self) -> i32 {
         self.kind().http_status()
     }
@@ -214,7 +198,9 @@ impl LedgerDecision {
 }
 
 /// Who made a recorded decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "snake_case")]
 pub enum EventSource {
     /// [`Ledger::expect`].
     Expect,
@@ -229,7 +215,9 @@ pub enum EventSource {
 }
 
 /// What a recorded event says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// The expected payment was recorded.
     Expected,
@@ -296,42 +284,54 @@ text_enum!(EventKind {
 });
 
 /// One recorded decision about a reference: the audit trail.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PaymentEvent {
     /// When it was recorded.
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub at: Timestamp,
     /// Who decided.
     pub source: EventSource,
     /// What was decided.
     pub kind: EventKind,
     /// The transaction's status as the service reported it then, when it was verified.
+    #[serde(default)]
     pub status: Option<String>,
     /// The decision's reason, or other detail.
     pub detail: String,
 }
 
 /// What the ledger holds for one reference.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PaymentRecord {
     /// The order's reference.
     pub reference: String,
     /// The expected payment, as first recorded.
     pub expected: ExpectedPayment,
     /// When it was first expected.
+    #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub created_at: Timestamp,
     /// The last status the service reported, and when.
+    #[serde(default)]
     pub last_status: Option<String>,
     /// When `last_status` was seen.
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
     pub last_status_at: Option<Timestamp>,
     /// How many claims were given (more than 1 only after leases expired).
-    pub claims_offered: u32,
+    pub claims_offered: i64,
     /// When the last claim's lease ends (or ended).
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
     pub claim_expires_at: Option<Timestamp>,
     /// When the order was marked fulfilled.
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
     pub fulfilled_at: Option<Timestamp>,
     /// Every recorded decision, oldest first.
     pub events: Vec<PaymentEvent>,
 }
+
+to_json_methods!(PaymentEvent, PaymentRecord);
+from_json_functions!(payment_event_from_json => PaymentEvent, payment_record_from_json => PaymentRecord);
 
 /// A payments ledger on SQLite or PostgreSQL (ADR 0046). Cheap to share behind an `Arc`; every
 /// operation is one database transaction per state change.
@@ -415,11 +415,13 @@ impl Ledger {
     pub async fn handle_webhook(&self, client: &Client, body: &[u8]) -> Result<LedgerDecision> {
         let reference = match webhook::reference_to_verify(body) {
             Ok(reference) => reference,
-            Err(ended) => return Ok(from_unrecorded(ended.into())),
+            Err(ended) => return Ok(LedgerDecision::Decided { decision: ended.into() }),
         };
         let Some(row) = self.row(&reference).await? else {
-            return Ok(LedgerDecision::Reject {
-                reason: format!("reference `{reference}` is not expected by the ledger: not an order of this shop"),
+            return Ok(LedgerDecision::Decided {
+                decision: WebhookDecision::Reject {
+                    reason: format!("reference `{reference}` is not expected by the ledger: not an order of this shop"),
+                },
             });
         };
         if let Some(answer) = self.answer_without_asking(&row, EventSource::Webhook).await? {
@@ -486,7 +488,7 @@ impl Ledger {
             created_at: timestamp(row.created_at)?,
             last_status: row.last_status,
             last_status_at: row.last_status_at.map(timestamp).transpose()?,
-            claims_offered: u32::try_from(row.claims_offered).unwrap_or(u32::MAX),
+            claims_offered: row.claims_offered,
             claim_expires_at: row.claim_expires_at.map(timestamp).transpose()?,
             fulfilled_at: row.fulfilled_at.map(timestamp).transpose()?,
             reference: row.reference,
@@ -565,20 +567,7 @@ impl Ledger {
             Store::Sqlite(s) => s.record(reference, event).await?,
             Store::Postgres(s) => s.record(reference, event).await?,
         }
-        Ok(from_unrecorded(decision))
-    }
-}
-
-/// A client decision other than `Fulfil`, as the ledger's.
-fn from_unrecorded(decision: WebhookDecision) -> LedgerDecision {
-    match decision {
-        WebhookDecision::Fulfil { .. } => {
-            unreachable!("a Fulfil is never answered without a claim")
-        }
-        WebhookDecision::Investigate { transaction, reason } => LedgerDecision::Investigate { transaction, reason },
-        WebhookDecision::Ignore { reason } => LedgerDecision::Ignore { reason },
-        WebhookDecision::RetryLater { reason } => LedgerDecision::RetryLater { reason },
-        WebhookDecision::Reject { reason } => LedgerDecision::Reject { reason },
+        Ok(LedgerDecision::Decided { decision })
     }
 }
 
@@ -693,7 +682,7 @@ struct ClaimState {
 /// What a claim attempt gives, decided here for both databases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ClaimStep {
-    Offer { offer: u32 },
+    Offer { offer: i64 },
     AlreadyFulfilled { at: i64 },
     InProgress { until: i64 },
 }
@@ -707,7 +696,7 @@ fn claim_step(state: &ClaimState, now: i64) -> ClaimStep {
     }
     match state.expires_at {
         Some(until) if state.token && until > now => ClaimStep::InProgress { until },
-        _ => ClaimStep::Offer { offer: u32::try_from(state.offers.saturating_add(1)).unwrap_or(u32::MAX) },
+        _ => ClaimStep::Offer { offer: state.offers.saturating_add(1) },
     }
 }
 
@@ -743,7 +732,7 @@ enum MarkStep {
 
 /// The one rule of marking: only the current claim (same token and offer) marks.
 fn mark_step(current_token: Option<&str>, current_offer: i64, fulfilled: bool, claim: &Claim) -> MarkStep {
-    if current_token != Some(claim.token.as_str()) || current_offer != i64::from(claim.offer) {
+    if current_token != Some(claim.token.as_str()) || current_offer != claim.offer {
         return MarkStep::Lost;
     }
     if fulfilled { MarkStep::AlreadyMarked } else { MarkStep::Marked }
@@ -782,5 +771,56 @@ mod tests {
     #[test]
     fn tokens_differ() {
         assert_ne!(new_token(), new_token());
+    }
+
+    fn time(text: &str) -> Timestamp {
+        crate::timestamp::parse_timestamp(text).expect("a time")
+    }
+
+    /// B40: the ledger's records are data, as the other records: the core's JSON with ISO 8601
+    /// times, the events' texts as stored, the amount as an exact decimal, and read back equal.
+    #[test]
+    fn b40_the_ledgers_records_write_and_read_back_the_cores_json() {
+        let event = PaymentEvent {
+            at: time("2024-05-01T12:00:00.123Z"),
+            source: EventSource::MarkFulfilled,
+            kind: EventKind::AlreadyFulfilled,
+            status: Some("successful".to_owned()),
+            detail: "claim 1".to_owned(),
+        };
+        let record = PaymentRecord {
+            reference: "ORDER-1".to_owned(),
+            expected: ExpectedPayment { amount: "100.10".parse().expect("amount"), currency: "GHS".to_owned() },
+            created_at: time("2024-05-01T11:00:00Z"),
+            last_status: None,
+            last_status_at: None,
+            claims_offered: 1,
+            claim_expires_at: Some(time("2024-05-01T12:05:00.000001Z")),
+            fulfilled_at: None,
+            events: vec![event.clone()],
+        };
+        let json: serde_json::Value = serde_json::from_str(&record.to_json()).expect("JSON");
+        assert_eq!(json["expected"]["amount"], "100.10");
+        assert_eq!(json["created_at"], "2024-05-01T11:00:00.000Z");
+        assert_eq!(json["claim_expires_at"], "2024-05-01T12:05:00.000001Z");
+        assert_eq!(json["last_status_at"], serde_json::Value::Null);
+        assert_eq!(json["events"][0]["source"], "mark_fulfilled");
+        assert_eq!(json["events"][0]["kind"], "already_fulfilled");
+        assert_eq!(payment_record_from_json(record.to_json()).expect("reads back"), record);
+        assert_eq!(payment_event_from_json(event.to_json()).expect("reads back"), event);
+        let claim = Claim {
+            reference: "ORDER-1".to_owned(),
+            token: "t".to_owned(),
+            offer: 2,
+            lease_expires_at: time("2024-05-01T12:05:00Z"),
+        };
+        assert_eq!(claim_from_json(claim.to_json()).expect("reads back"), claim);
+        for source in [EventSource::Expect, EventSource::Webhook, EventSource::Settle, EventSource::Reconcile] {
+            assert_eq!(serde_json::to_value(source).expect("text"), source.as_str());
+        }
+        let error =
+            claim_from_json(r#"{"reference":"ORDER-1","token":"t","offer":1,"lease_expires_at":null}"#.to_owned())
+                .expect_err("no lease time");
+        assert!(matches!(error, SikaError::InvalidInput { .. }), "{error:?}");
     }
 }

@@ -26,6 +26,10 @@ pub(super) struct PgStore {
     prefix: String,
     idle: Mutex<Vec<PgClient>>,
     permits: Semaphore,
+    /// The runtime the ledger was opened on: every connection's task runs there, so a pooled
+    /// connection keeps working when a later call runs on another runtime (a blocking
+    /// client's, which nothing drives between its calls).
+    tasks: tokio::runtime::Handle,
 }
 
 impl PgStore {
@@ -60,6 +64,7 @@ impl PgStore {
             schema,
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(max),
+            tasks: tokio::runtime::Handle::current(),
         };
         store.migrate().await?;
         Ok(store)
@@ -108,7 +113,7 @@ impl PgStore {
             None => {
                 let (client, connection) = self.config.connect(NoTls).await.map_err(|e| self.error(&e))?;
                 // The connection's task ends when the client is dropped or the server goes away.
-                tokio::spawn(async move {
+                self.tasks.spawn(async move {
                     let _ = connection.await;
                 });
                 client
@@ -290,7 +295,7 @@ impl PgStore {
                         "UPDATE {} SET claim_token = $2, claim_expires_at = $3, claims_offered = $4 WHERE reference = $1",
                         self.t("sika_payments")
                     ),
-                    &[&reference, &request.token, &request.lease_until, &i64::from(offer)],
+                    &[&reference, &request.token, &request.lease_until, &offer],
                 )
                 .await?;
             }

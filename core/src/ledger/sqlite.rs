@@ -174,7 +174,7 @@ impl SqliteStore {
                 tx.execute(
                     "UPDATE sika_payments SET claim_token = ?2, claim_expires_at = ?3, claims_offered = ?4 \
                      WHERE reference = ?1",
-                    params![reference, request.token, request.lease_until, i64::from(offer)],
+                    params![reference, request.token, request.lease_until, offer],
                 )?;
             }
             tx.execute(

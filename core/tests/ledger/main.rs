@@ -14,7 +14,7 @@ use std::time::Duration;
 use sika_core::ledger::{
     Claim, EventKind, EventSource, Ledger, LedgerDecision, LedgerDecisionKind, PostgresOptions, SqliteOptions,
 };
-use sika_core::{ExpectedPayment, SecretUrl, SikaError};
+use sika_core::{ExpectedPayment, SecretUrl, SikaError, WebhookDecision, WebhookDecisionKind};
 use support::{Sandbox, transaction_object};
 
 use cluster::Cluster;
@@ -302,12 +302,14 @@ async fn b133_an_amount_mismatch_is_recorded_as_investigate_never_fulfil(backend
     for _ in 0..2 {
         let webhook = ledger.handle_webhook(&client, &notification("B133-1")).await.expect("decision");
         match &webhook {
-            LedgerDecision::Investigate { reason, .. } => assert!(reason.contains("amount"), "{reason}"),
+            LedgerDecision::Decided { decision: WebhookDecision::Investigate { reason, .. } } => {
+                assert!(reason.contains("amount"), "{reason}")
+            }
             other => panic!("a short amount must be Investigate, got {other:?}"),
         }
         assert_eq!(webhook.http_status(), 200);
         let settled = ledger.settle(&client, "B133-1").await.expect("decision");
-        assert_eq!(settled.kind(), LedgerDecisionKind::Investigate, "{settled:?}");
+        assert_eq!(settled.kind(), LedgerDecisionKind::Decided(WebhookDecisionKind::Investigate), "{settled:?}");
     }
     let record = ledger.payment("B133-1").await.expect("read").expect("recorded");
     assert_eq!(record.claims_offered, 0);
@@ -328,7 +330,9 @@ async fn b134_a_reference_never_expected_is_rejected_with_nothing_sent(backend: 
     sandbox.clear_requests();
     let decision = ledger.handle_webhook(&client, &notification("B134-UNKNOWN")).await.expect("decision");
     match &decision {
-        LedgerDecision::Reject { reason } => assert!(reason.contains("B134-UNKNOWN"), "{reason}"),
+        LedgerDecision::Decided { decision: WebhookDecision::Reject { reason } } => {
+            assert!(reason.contains("B134-UNKNOWN"), "{reason}")
+        }
         other => panic!("an unexpected reference must be Reject, got {other:?}"),
     }
     assert_eq!(decision.http_status(), 400);
@@ -342,7 +346,10 @@ async fn b134_a_reference_never_expected_is_rejected_with_nothing_sent(backend: 
     // Junk and other events end before the ledger too.
     assert_eq!(ledger.handle_webhook(&client, b"not json").await.expect("decision").http_status(), 400);
     let other = br#"{"event":"transfer.success","data":{"reference":"B134-UNKNOWN"}}"#;
-    assert_eq!(ledger.handle_webhook(&client, other).await.expect("decision").kind(), LedgerDecisionKind::Ignore);
+    assert_eq!(
+        ledger.handle_webhook(&client, other).await.expect("decision").kind(),
+        LedgerDecisionKind::Decided(WebhookDecisionKind::Ignore)
+    );
     assert!(sandbox.requests().is_empty(), "nothing sent: {:?}", sandbox.requests());
     assert!(ledger.payment("B134-UNKNOWN").await.expect("read").is_none(), "nothing recorded");
 }
@@ -464,7 +471,10 @@ async fn b138_payment_returns_the_audit_trail(backend: Backend) {
     sandbox.seed_transaction(&transaction_object("B138-1", "pending", "100.10"));
     ledger.expect("B138-1", &order("100.10")).await.expect("expect");
     let pending = ledger.handle_webhook(&client, &notification("B138-1")).await.expect("decision");
-    assert_eq!((pending.kind(), pending.http_status()), (LedgerDecisionKind::RetryLater, 503));
+    assert_eq!(
+        (pending.kind(), pending.http_status()),
+        (LedgerDecisionKind::Decided(WebhookDecisionKind::RetryLater), 503)
+    );
     sandbox.set_status("B138-1", "successful");
     let claim = claim_of(&ledger.settle(&client, "B138-1").await.expect("decision"));
     ledger.mark_fulfilled(&claim).await.expect("mark");
@@ -641,7 +651,7 @@ async fn b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_
         .into_iter()
         .map(|d| d.expect("decision"))
         .collect();
-    let offers: Vec<u32> = after
+    let offers: Vec<i64> = after
         .iter()
         .filter_map(|d| match d {
             LedgerDecision::Fulfil { claim, .. } => Some(claim.offer),

@@ -134,7 +134,7 @@ final class RecordsAsDataTests: XCTestCase {
             try XCTUnwrap(banks.first), chargeRequest(reference: "ORDER-1"), charge, try XCTUnwrap(countries().first),
             try XCTUnwrap(transaction.customFields.first), try XCTUnwrap(transaction.customer),
             ExpectedPayment(amount: "10.50", currency: "GHS"), try XCTUnwrap(providers.first), transaction, event,
-        ]
+        ] + ledgerRecords()
         for record in records {
             let encoded = try jsonObject(JSONEncoder().encode(record))
             XCTAssertEqual(encoded as NSDictionary, try jsonObject(Data(record.toJson().utf8)) as NSDictionary, "\(type(of: record))")
@@ -144,13 +144,31 @@ final class RecordsAsDataTests: XCTestCase {
         let encodable = Set((records.map { type(of: $0) as Any.Type } + texts.map { type(of: $0) as Any.Type })
             .map { String(describing: $0) })
         // Not data: they hold a Rust object (SecretKey, Cancellation), steer the logging bridge,
-        // or are a call's decision rather than a stored value.
+        // or are a call's decision rather than a stored value (LedgerDecision, as WebhookDecision).
+        // The ledger's EventSource and EventKind are written as their stored texts inside
+        // PaymentEvent's JSON; on their own they have no core parser (`*_from_text`) yet.
         let notData: Set = [
             "ClientConfig", "AwaitOptions", "LogRecord", "LogLevel", "MerchantAction", "PaymentCheck", "WebhookDecision",
+            "LedgerDecision", "EventSource", "EventKind",
         ]
         let exported = try exportedRecordsAndEnums()
         XCTAssertFalse(exported.isEmpty)
         XCTAssertEqual(exported.subtracting(notData), encodable, "exported records and enums without Codable (or gone)")
+    }
+
+    /// The ledger's records (ADR 0050), at whole seconds so that a `Date` holds them exactly.
+    private func ledgerRecords() -> [any CoreJSONCodable & Equatable] {
+        let at = Date(timeIntervalSinceReferenceDate: 736_257_600)
+        let event = PaymentEvent(at: at, source: .webhook, kind: .fulfil, status: "successful", detail: "claim 1")
+        return [
+            Claim(reference: "ORDER-1", token: "token-1", offer: 2, leaseExpiresAt: at.addingTimeInterval(300)),
+            event,
+            PaymentRecord(
+                reference: "ORDER-1", expected: ExpectedPayment(amount: "100.10", currency: "GHS"), createdAt: at,
+                lastStatus: "successful", lastStatusAt: at, claimsOffered: 1, claimExpiresAt: at.addingTimeInterval(300),
+                fulfilledAt: nil, events: [event]),
+            LedgerOptions(leaseMs: 60_000, schema: "shop"),
+        ]
     }
 
     /// The names of the generated `public struct` and `public enum` declarations of the core's

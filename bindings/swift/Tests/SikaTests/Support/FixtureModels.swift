@@ -141,6 +141,8 @@ func errorParts(_ error: SikaError) -> (kind: String, httpStatus: Int32?, messag
     case .ChargeOutcomeUnknown: ("ChargeOutcomeUnknown", nil, nil)
     case .Cancelled: ("Cancelled", nil, nil)
     case .Configuration: ("Configuration", nil, nil)
+    case .Storage: ("Storage", nil, nil)
+    case .ClaimLost: ("ClaimLost", nil, nil)
     // A kind added to the core later: a compiler warning here, and its message in the
     // mismatch, rather than a suite that no longer builds.
     @unknown default: ("\(error)", nil, nil)

@@ -23,6 +23,8 @@ extension SikaError {
         case .ChargeOutcomeUnknown: "ChargeOutcomeUnknown"
         case .Cancelled: "Cancelled"
         case .Configuration: "Configuration"
+        case .Storage: "Storage"
+        case .ClaimLost: "ClaimLost"
         }
     }
 }

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.module.kotlin.jacksonObjectMapper
 import com.fasterxml.jackson.module.kotlin.readValue
 import java.io.File
 import java.math.BigDecimal
+import java.time.Instant
 import java.util.concurrent.TimeUnit
 import kotlinx.serialization.SerializationException
 import kotlinx.serialization.Serializable
@@ -67,8 +68,20 @@ class RecordsAsDataTest {
             countries().first(),
             ExpectedPayment(BigDecimal("100.10"), "GHS"),
             parseWebhookEvent("""{"event":"charge.success","data":{"reference":"ORDER-1"}}""".toByteArray()),
+            Claim("ORDER-1", "token-1", 2L, Instant.parse("2024-05-01T12:05:00.123Z")),
+            ledgerEvent,
+            PaymentRecord(
+                "ORDER-1", ExpectedPayment(BigDecimal("100.10"), "GHS"), Instant.parse("2024-05-01T12:00:00Z"),
+                "successful", Instant.parse("2024-05-01T12:01:00Z"), 1L, Instant.parse("2024-05-01T12:06:00Z"), null,
+                listOf(ledgerEvent),
+            ),
+            LedgerOptions(leaseMs = 60_000L, schema = "shop"),
         )
     }
+
+    private val ledgerEvent = PaymentEvent(
+        Instant.parse("2024-05-01T12:01:00.5Z"), EventSource.WEBHOOK, EventKind.FULFIL, "successful", "claim 1",
+    )
 
     @Test
     fun b40JacksonWritesTheServiceTextsTheExactAmountAndIsoTimes() {

@@ -1,0 +1,92 @@
+package dev.sika
+
+import java.math.BigDecimal
+import java.nio.file.Files
+import java.util.concurrent.CyclicBarrier
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.runBlocking
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertInstanceOf
+import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+
+/**
+ * B140: the exported ledger (ADR 0050) gives exactly one `Fulfil` for a notification delivered
+ * many times at once (SQLite): 32 threads (each in `runBlocking`), and 32 coroutines, through
+ * the suspend `Ledger` (Kotlin has no `BlockingLedger`: ADR 0050); every other answer is "already fulfilled" or "in progress" (HTTP 200).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LedgerTest {
+    private val sandbox = Sandbox()
+    private val order = ExpectedPayment(BigDecimal("100.10"), "GHS")
+    private val dir = Files.createTempDirectory("sika-ledger-kt").toFile()
+
+    @AfterAll
+    fun stop() {
+        sandbox.close()
+        dir.deleteRecursively()
+    }
+
+    private fun notification(reference: String) = """{"event":"charge.success","data":{"reference":"$reference"}}""".toByteArray()
+
+    @Test
+    fun testB140DuplicateDeliveriesOnThreadsFulfilOnce() {
+        val client = sandbox.client()
+        val ledger = Ledger.sqlite(dir.resolve("threads.db").path)
+        val reference = "B140-KT-BLOCKING"
+        sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
+        runBlocking { ledger.expect(reference, order) }
+        val threads = 32
+        val start = CyclicBarrier(threads)
+        val pool = Executors.newFixedThreadPool(threads)
+        val answers = (1..threads).map {
+            pool.submit<LedgerDecision> {
+                start.await()
+                runBlocking {
+                    val decision = ledger.handleWebhook(client, notification(reference))
+                    if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
+                    decision
+                }
+            }
+        }.map { it.get(60, TimeUnit.SECONDS) }
+        pool.shutdown()
+        assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
+        assertTrue(answers.all { it.httpStatus() == 200 }, "$answers")
+        assertTrue(answers.all { it is LedgerDecision.Fulfil || it is LedgerDecision.AlreadyFulfilled || it is LedgerDecision.InProgress })
+        runBlocking {
+            val record = ledger.payment(reference)
+            assertNotNull(record)
+            assertNotNull(record!!.fulfilledAt)
+            assertEquals(1L, record.claimsOffered)
+            assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, ledger.handleWebhook(client, notification(reference)))
+        }
+    }
+
+    @Test
+    fun testB140DuplicateDeliveriesOnCoroutinesFulfilOnce() = runBlocking<Unit> {
+        val client = sandbox.client()
+        val ledger = Ledger.sqlite(dir.resolve("async.db").path)
+        val reference = "B140-KT-ASYNC"
+        sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
+        ledger.expect(reference, order)
+        val answers = coroutineScope {
+            (1..32).map {
+                async {
+                    val decision = ledger.handleWebhook(client, notification(reference))
+                    if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
+                    decision
+                }
+            }.awaitAll()
+        }
+        assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
+        assertTrue(answers.all { it.acknowledge() }, "$answers")
+        assertNotNull(ledger.payment(reference)!!.fulfilledAt)
+    }
+}

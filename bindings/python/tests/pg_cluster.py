@@ -1,0 +1,87 @@
+"""A throwaway PostgreSQL cluster for one test, as core/tests/ledger/cluster.rs starts it:
+`initdb` and `pg_ctl` from the newest /usr/lib/postgresql/*/bin (or `SIKA_PG_BIN`, or PATH), in
+a temporary directory, on a free loopback port, with a password (SCRAM), run as the
+unprivileged user `sika-pg` that scripts/setup creates when the tests run as root (PostgreSQL
+refuses root). `stop()` stops it and removes the directory. A cluster that cannot start fails
+the test with the reason: nothing is skipped."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+# The superuser's password: the tests check it is never printed.
+PASSWORD = "pg_canary_pw_7f3a"
+
+
+def _binaries() -> Path:
+    if os.environ.get("SIKA_PG_BIN"):
+        return Path(os.environ["SIKA_PG_BIN"])
+    versions = sorted(
+        (int(entry.name), entry / "bin")
+        for entry in Path("/usr/lib/postgresql").glob("*")
+        if entry.name.isdigit() and (entry / "bin" / "initdb").exists()
+    )
+    if versions:
+        return versions[-1][1]
+    found = shutil.which("initdb")
+    if found is None:
+        raise AssertionError("PostgreSQL is not installed (no initdb): run scripts/setup")
+    return Path(found).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Cluster:
+    def __init__(self) -> None:
+        self._bin = _binaries()
+        self._user = os.environ.get("SIKA_PG_USER", "sika-pg") if os.geteuid() == 0 else None
+        self._dir = Path(tempfile.mkdtemp(prefix="sika-pg-py-"))
+        password_file = self._dir / "password"
+        password_file.write_text(PASSWORD)
+        if self._user is not None:
+            try:
+                record = pwd.getpwnam(self._user)
+            except KeyError:
+                raise AssertionError(f"user `{self._user}` does not exist: run scripts/setup") from None
+            for path in (self._dir, password_file):
+                os.chown(path, record.pw_uid, record.pw_gid)
+        data = str(self._dir / "data")
+        self._run(
+            "initdb", "-D", data, "-U", "sika", "--pwfile", str(password_file), "-A", "scram-sha-256",
+            "-E", "UTF8", "--locale", "C", "--no-sync", "--no-instructions",
+        )  # fmt: skip
+        self.port = _free_port()
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self._dir} "
+            "-c fsync=off -c max_connections=200"
+        )
+        self._run("pg_ctl", "-D", data, "-l", str(self._dir / "log"), "-w", "-t", "60", "-o", options, "start")
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://sika:{PASSWORD}@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, program: str, *args: str) -> None:
+        command = [str(self._bin / program), *args]
+        if self._user is not None:
+            command = ["runuser", "-u", self._user, "--", *command]
+        done = subprocess.run(command, cwd=self._dir, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            log = (self._dir / "log").read_text() if (self._dir / "log").exists() else ""
+            raise AssertionError(f"PostgreSQL's {program} failed: {done.stdout}{done.stderr}\nserver log:\n{log}")
+
+    def stop(self) -> None:
+        try:
+            self._run("pg_ctl", "-D", str(self._dir / "data"), "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self._dir, ignore_errors=True)

@@ -1,0 +1,62 @@
+import Foundation
+import Sika
+import XCTest
+
+/// B140: the exported ledger (ADR 0050) gives exactly one `fulfil` for a notification delivered
+/// many times at once (SQLite): 32 concurrent tasks through `Ledger`; every other answer is
+/// "already fulfilled" or "in progress" (HTTP 200), and the record says one claim, marked.
+final class LedgerTests: XCTestCase {
+    var sandbox: Sandbox!
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        sandbox = try Sandbox()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sika-ledger-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        sandbox?.stop()
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    private func notification(_ reference: String) -> Data {
+        Data(#"{"event":"charge.success","data":{"reference":\#(jsonString(reference))}}"#.utf8)
+    }
+
+    func testB140DuplicateDeliveriesOnTasksFulfilOnce() async throws {
+        let client = try sandbox.client()
+        let ledger = try Ledger.sqlite(path: directory.appendingPathComponent("ledger.db").path)
+        let reference = "B140-SWIFT"
+        try await sandbox.seedTransaction(try transactionObject(reference: reference, status: "successful", amount: "100.10"))
+        let order = ExpectedPayment(amount: Amount("100.10"), currency: "GHS")
+        try await ledger.expect(reference: reference, expected: order)
+        let body = notification(reference)
+        let answers = try await withThrowingTaskGroup(of: LedgerDecision.self) { group in
+            for _ in 0..<32 {
+                group.addTask {
+                    let decision = try await ledger.handleWebhook(client: client, body: body)
+                    if case .fulfil(let claim, _) = decision {
+                        try await ledger.markFulfilled(claim: claim)
+                    }
+                    return decision
+                }
+            }
+            var all: [LedgerDecision] = []
+            for try await decision in group { all.append(decision) }
+            return all
+        }
+        let fulfils = answers.filter { if case .fulfil = $0 { true } else { false } }
+        XCTAssertEqual(fulfils.count, 1, "\(answers)")
+        for answer in answers {
+            XCTAssertEqual(answer.httpStatus(), 200, "\(answer)")
+            switch answer {
+            case .fulfil, .alreadyFulfilled, .inProgress: break
+            case .decided: XCTFail("a paid order decided without a claim: \(answer)")
+            }
+        }
+        let record = try await ledger.payment(reference: reference)
+        XCTAssertEqual(record?.claimsOffered, 1)
+        XCTAssertNotNil(record?.fulfilledAt)
+    }
+}

@@ -1,0 +1,183 @@
+//! The payments ledger as foreign code calls it (ADR 0046, ADR 0050): owned arguments in, the
+//! core's own records and errors out. `Ledger`'s methods run on the SDK's runtime (as the async
+//! client's do, `runtime.rs`); `BlockingLedger`'s decisions run as the blocking client's calls
+//! do (on the caller's thread, with its connections), its other calls on the SDK's runtime. Opening is a blocking call in both (once, at start-up): SQLite creates or migrates
+//! its file, PostgreSQL connects and migrates under its advisory lock.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::clients::{BlockingClient, Client};
+use super::runtime;
+use crate::error::Result;
+use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord};
+use crate::models::json::{from_json_functions, to_json_methods};
+use crate::{ExpectedPayment, SecretUrl};
+
+/// A ledger's settings as foreign code gives them: signed and optional (unset: the core's
+/// default; negative: `InvalidInput` naming the setting).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, uniffi::Record)]
+pub struct LedgerOptions {
+    /// How long a claim lasts before it is offered again, in milliseconds (default 5 minutes).
+    #[uniffi(default = None)]
+    pub lease_ms: Option<i64>,
+    /// SQLite: how long a change waits for another connection's write lock, in milliseconds
+    /// (default 5 s).
+    #[uniffi(default = None)]
+    pub busy_timeout_ms: Option<i64>,
+    /// PostgreSQL: the schema of the `sika_` tables (created if missing; default `public`).
+    #[uniffi(default = None)]
+    pub schema: Option<String>,
+    /// PostgreSQL: connections kept open at most (default 8).
+    #[uniffi(default = None)]
+    pub max_connections: Option<i64>,
+    /// PostgreSQL: how long connecting may take, in milliseconds (default 5 s).
+    #[uniffi(default = None)]
+    pub connect_timeout_ms: Option<i64>,
+}
+
+to_json_methods!(LedgerOptions);
+from_json_functions!(ledger_options_from_json => LedgerOptions);
+
+impl LedgerOptions {
+    fn sqlite(self) -> Result<ledger::SqliteOptions> {
+        let defaults = ledger::SqliteOptions::default();
+        Ok(ledger::SqliteOptions {
+            lease_ms: setting("lease_ms", self.lease_ms, defaults.lease_ms)?,
+            busy_timeout_ms: setting("busy_timeout_ms", self.busy_timeout_ms, defaults.busy_timeout_ms)?,
+        })
+    }
+
+    fn postgres(self) -> Result<ledger::PostgresOptions> {
+        let defaults = ledger::PostgresOptions::default();
+        Ok(ledger::PostgresOptions {
+            schema: self.schema,
+            lease_ms: setting("lease_ms", self.lease_ms, defaults.lease_ms)?,
+            max_connections: setting("max_connections", self.max_connections, defaults.max_connections)?,
+            connect_timeout_ms: setting("connect_timeout_ms", self.connect_timeout_ms, defaults.connect_timeout_ms)?,
+        })
+    }
+}
+
+fn setting<T: TryFrom<i64>>(field: &str, value: Option<i64>, default: T) -> Result<T> {
+    value.map_or(Ok(default), |value| super::unsigned(field, value))
+}
+
+/// Opens a ledger on the SDK's runtime (PostgreSQL's connection tasks live there).
+fn open_sqlite(path: String, options: Option<LedgerOptions>) -> Result<Arc<ledger::Ledger>> {
+    let options = options.unwrap_or_default().sqlite()?;
+    runtime::block_on(async move { ledger::Ledger::sqlite_with(path, options).await.map(Arc::new) })
+}
+
+fn open_postgres(url: Arc<SecretUrl>, options: Option<LedgerOptions>) -> Result<Arc<ledger::Ledger>> {
+    let options = options.unwrap_or_default().postgres()?;
+    runtime::block_on(async move { ledger::Ledger::postgres((*url).clone(), options).await.map(Arc::new) })
+}
+
+/// The payments ledger, async: fulfil exactly once. Share one per process.
+#[derive(uniffi::Object)]
+pub struct Ledger(Arc<ledger::Ledger>);
+
+#[uniffi::export]
+impl Ledger {
+    /// Opens (creating or migrating) a ledger in the SQLite file `path` (WAL mode). Blocks
+    /// while it opens. Throws `Storage` when the file cannot be opened.
+    #[uniffi::constructor(default(options = None))]
+    pub fn sqlite(path: String, options: Option<LedgerOptions>) -> Result<Arc<Self>> {
+        Ok(Arc::new(Self(open_sqlite(path, options)?)))
+    }
+
+    /// Connects to PostgreSQL at `url` (its password is never printed) and creates or migrates
+    /// the tables under an advisory lock. Blocks while it opens.
+    #[uniffi::constructor(default(options = None))]
+    pub fn postgres(url: Arc<SecretUrl>, options: Option<LedgerOptions>) -> Result<Arc<Self>> {
+        Ok(Arc::new(Self(open_postgres(url, options)?)))
+    }
+
+    /// Records an order's expected payment. The same values again: a no-op; other values for a
+    /// known reference: `InvalidInput` naming it (never overwritten).
+    pub async fn expect(&self, reference: String, expected: ExpectedPayment) -> Result<()> {
+        let ledger = Arc::clone(&self.0);
+        runtime::run(async move { ledger.expect(&reference, &expected).await }).await
+    }
+
+    /// Decides a notification with the recorded expectation, and gives `Fulfil` (with its
+    /// claim) to exactly one caller per lease; answer with `http_status()`.
+    pub async fn handle_webhook(&self, client: Arc<Client>, body: Vec<u8>) -> Result<LedgerDecision> {
+        let ledger = Arc::clone(&self.0);
+        let client = client.core().clone();
+        runtime::run(async move { ledger.handle_webhook(&client, &body).await }).await
+    }
+
+    /// Verifies `reference` and decides as `handle_webhook` does (order page, or after
+    /// `await_final_status`). A reference never expected is `InvalidInput`, nothing sent.
+    pub async fn settle(&self, client: Arc<Client>, reference: String) -> Result<LedgerDecision> {
+        let ledger = Arc::clone(&self.0);
+        let client = client.core().clone();
+        runtime::run(async move { ledger.settle(&client, &reference).await }).await
+    }
+
+    /// Marks the claim's order fulfilled (a compare-and-set on the claim): `ClaimLost` when its
+    /// lease expired and it was offered again; the same claim again is a no-op.
+    pub async fn mark_fulfilled(&self, claim: Claim) -> Result<()> {
+        let ledger = Arc::clone(&self.0);
+        runtime::run(async move { ledger.mark_fulfilled(&claim).await }).await
+    }
+
+    /// The record of `reference` with its audit trail, oldest first; none when never expected.
+    pub async fn payment(&self, reference: String) -> Result<Option<PaymentRecord>> {
+        let ledger = Arc::clone(&self.0);
+        runtime::run(async move { ledger.payment(&reference).await }).await
+    }
+}
+
+/// The payments ledger, blocking: the same operations as plain calls, for threads, WSGI
+/// servers and Java. Share one per process.
+#[derive(uniffi::Object)]
+pub struct BlockingLedger(Arc<ledger::Ledger>);
+
+#[uniffi::export]
+impl BlockingLedger {
+    /// See `Ledger.sqlite`.
+    #[uniffi::constructor(default(options = None))]
+    pub fn sqlite(path: String, options: Option<LedgerOptions>) -> Result<Arc<Self>> {
+        Ok(Arc::new(Self(open_sqlite(path, options)?)))
+    }
+
+    /// See `Ledger.postgres`.
+    #[uniffi::constructor(default(options = None))]
+    pub fn postgres(url: Arc<SecretUrl>, options: Option<LedgerOptions>) -> Result<Arc<Self>> {
+        Ok(Arc::new(Self(open_postgres(url, options)?)))
+    }
+
+    /// See `Ledger.expect`.
+    pub fn expect(&self, reference: String, expected: ExpectedPayment) -> Result<()> {
+        let ledger = Arc::clone(&self.0);
+        runtime::block_on(async move { ledger.expect(&reference, &expected).await })
+    }
+
+    /// See `Ledger.handle_webhook`.
+    pub fn handle_webhook(&self, client: Arc<BlockingClient>, body: Vec<u8>) -> Result<LedgerDecision> {
+        let core = client.core();
+        core.run_with(self.0.handle_webhook(core.async_client(), &body))
+    }
+
+    /// See `Ledger.settle`.
+    pub fn settle(&self, client: Arc<BlockingClient>, reference: String) -> Result<LedgerDecision> {
+        let core = client.core();
+        core.run_with(self.0.settle(core.async_client(), &reference))
+    }
+
+    /// See `Ledger.mark_fulfilled`.
+    pub fn mark_fulfilled(&self, claim: Claim) -> Result<()> {
+        let ledger = Arc::clone(&self.0);
+        runtime::block_on(async move { ledger.mark_fulfilled(&claim).await })
+    }
+
+    /// See `Ledger.payment`.
+    pub fn payment(&self, reference: String) -> Result<Option<PaymentRecord>> {
+        let ledger = Arc::clone(&self.0);
+        runtime::block_on(async move { ledger.payment(&reference).await })
+    }
+}
