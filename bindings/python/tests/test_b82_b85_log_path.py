@@ -114,6 +114,30 @@ def test_b83_a_full_queue_drops_and_reports_how_many_in_a_later_record(sandbox, 
     assert elapsed < 25, elapsed
 
 
+def test_b84_the_logging_thread_keeps_one_python_thread_state(sandbox, sika_at_debug):
+    # A thread state made per record was the window in which a fork left the child waiting for
+    # ever (CPython 3.11 takes its runtime lock in the child before resetting it): the logging
+    # thread keeps one, so what it stores in a `threading.local` outlives the record.
+    reference = "B84-2"
+    sandbox.seed_transaction(transaction_object(reference, "successful", "5"))
+    kept = threading.local()
+    seen: list[tuple[int, str | None]] = []
+
+    class Probe(logging.Handler):
+        def emit(self, record):
+            seen.append((threading.get_native_id(), getattr(kept, "mark", None)))
+            kept.mark = "kept"
+
+    sika_at_debug(Probe())
+    client = sandbox.blocking_client(max_retries=0)
+    for _ in range(3):
+        client.verify_transaction(reference)
+    sika.flush_log_records(10_000)
+    assert len(seen) >= 3, seen
+    assert len({thread for thread, _ in seen}) == 1, "records reach the handlers on one thread"
+    assert [mark for _, mark in seen] == [None] + ["kept"] * (len(seen) - 1), seen
+
+
 def test_b84_forks_while_the_sdk_logs_to_a_file_never_hang_the_child(sandbox, sika_at_debug, tmp_path):
     reference = "B84-1"
     sandbox.seed_transaction(transaction_object(reference, "successful", "5"))
