@@ -9,7 +9,6 @@ time. The key is in no output. `sika` is the binary shipped beside `sika-sandbox
 (`SIKA_SANDBOX_BIN`): the build's in `scripts/test python`, the installed one in
 `scripts/test-installed-python`."""
 
-import importlib.util
 import os
 import queue
 import re
@@ -25,7 +24,6 @@ import pytest
 import sika
 from support import KEY
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mobile_money_flow.py"
 # Generous bounds, only so a broken command fails the test instead of hanging it.
 WAIT_S = 20.0
 REFERENCE = "ORDER-B161"
@@ -40,15 +38,6 @@ def sika_binary() -> str:
     binary = Path(sandbox_binary).with_name("sika")
     assert binary.is_file(), f"no `sika` beside {sandbox_binary}: both ship together"
     return str(binary)
-
-
-@pytest.fixture
-def example():
-    spec = importlib.util.spec_from_file_location("mobile_money_flow_b161", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
