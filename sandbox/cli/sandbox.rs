@@ -45,7 +45,7 @@ pub struct SandboxArgs {
 pub fn run(global: &Global, args: &SandboxArgs) -> Result<u8, Failure> {
     let key = secret_key(global)?;
     let seed = args.seed.as_deref().map(read_seed).transpose()?;
-    let binary = sandbox_binary();
+    let binary = sandbox_binary()?;
     let mut command = Command::new(&binary);
     command
         .args(["--port", &args.port.to_string(), "--confirm-after-ms", &args.confirm_after_ms.to_string()])
@@ -86,14 +86,38 @@ pub fn run(global: &Global, args: &SandboxArgs) -> Result<u8, Failure> {
     Ok(if status.success() { exit::OK } else { exit::SANDBOX })
 }
 
-/// `sika-sandbox` beside this executable (both ship together), else from PATH.
-fn sandbox_binary() -> PathBuf {
+/// `sika-sandbox` beside this executable (both ship together), else the first on PATH; when it
+/// is in neither place, a failure (exit 24) that says where it looked.
+fn sandbox_binary() -> Result<PathBuf, Failure> {
     let name = format!("sika-sandbox{}", std::env::consts::EXE_SUFFIX);
-    std::env::current_exe()
-        .ok()
-        .map(|exe| exe.with_file_name(&name))
-        .filter(|path| path.is_file())
-        .unwrap_or_else(|| PathBuf::from(name))
+    let beside = std::env::current_exe().ok().map(|exe| exe.with_file_name(&name));
+    if let Some(path) = beside.as_ref().filter(|path| is_executable(path)) {
+        return Ok(path.clone());
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).map(|dir| dir.join(&name)).find(|path| is_executable(path)));
+    if let Some(path) = on_path.flatten() {
+        return Ok(path);
+    }
+    let beside = beside.and_then(|path| path.parent().map(|dir| dir.display().to_string())).unwrap_or_default();
+    Err(Failure::sandbox(format!(
+        "{name} was found neither beside sika ({beside}) nor on PATH: install the sandbox's wheel \
+         (`pip install sika-sandbox`) or tarball, which ship both"
+    )))
+}
+
+/// A file this process may run (on Unix: with an execute bit).
+fn is_executable(path: &Path) -> bool {
+    let Ok(metadata) = std::fs::metadata(path) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        metadata.is_file()
+    }
 }
 
 fn read_seed(path: &Path) -> Result<Vec<String>, Failure> {

@@ -117,3 +117,96 @@ fn b150_a_closed_stdout_ends_the_command_quietly() {
         assert!(stderr.is_empty(), "sika {args:?} wrote to stderr: {stderr}");
     }
 }
+
+/// A copy of `sika` alone in a fresh directory (no `sika-sandbox` beside it), and an empty
+/// directory for PATH; both under the build's temporary directory, removed with the value.
+struct LoneSika {
+    root: std::path::PathBuf,
+    sika: std::path::PathBuf,
+    empty: std::path::PathBuf,
+}
+
+impl LoneSika {
+    fn new(name: &str) -> Self {
+        let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (alone, empty) = (root.join("alone"), root.join("empty"));
+        std::fs::create_dir_all(&alone).expect("mkdir alone");
+        std::fs::create_dir_all(&empty).expect("mkdir empty");
+        // A hard link (the same file system), else a copy: the executable's own path is in
+        // `alone`, so nothing is beside it (a symbolic link would resolve to target/debug).
+        let sika = alone.join("sika");
+        if std::fs::hard_link(SIKA, &sika).is_err() {
+            std::fs::copy(SIKA, &sika).expect("copy sika");
+        }
+        Self { root, sika, empty }
+    }
+}
+
+impl Drop for LoneSika {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// `sika sandbox` with no `sika-sandbox` beside it runs the one on PATH.
+#[test]
+fn b162_sika_sandbox_runs_the_sika_sandbox_on_path() {
+    let lone = LoneSika::new("b162");
+    let on_path = lone.root.join("on-path");
+    std::fs::create_dir_all(&on_path).expect("mkdir on-path");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_sika-sandbox"), on_path.join("sika-sandbox")).expect("symlink");
+    let path = std::env::join_paths([&lone.empty, &on_path]).expect("PATH");
+    let mut child = std::process::Command::new(&lone.sika)
+        .args(["sandbox", "--port", "0"])
+        .env("SIKA_SECRET_KEY", KEY)
+        .env("PATH", &path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the lone sika");
+    let (first, _rest) = read_until(child.stdout.take().expect("stdout"), "listening on ");
+    let url = first.lines().last().and_then(|line| line.strip_prefix("listening on ")).expect("url").to_owned();
+    // It is a working sandbox: the key it was given is accepted.
+    let providers = std::process::Command::new(&lone.sika)
+        .args(["providers", "--country", "GH"])
+        .env("SIKA_BASE_URL", &url)
+        .env("SIKA_SECRET_KEY", KEY)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sika providers");
+    assert_eq!(providers.status.code(), Some(0), "{}", text(&providers.stderr));
+    assert!(text(&providers.stdout).starts_with("CODE"), "{}", text(&providers.stdout));
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr).expect("stderr");
+    assert!(!stderr.contains(KEY) && !text(&providers.stdout).contains(KEY));
+}
+
+/// `sika sandbox` with `sika-sandbox` neither beside it nor on PATH: exit 24 (docs/cli.md) and a
+/// message that says where it looked and what to install; nothing on stdout, no key.
+#[test]
+fn b163_sika_sandbox_without_sika_sandbox_says_where_it_looked() {
+    let lone = LoneSika::new("b163");
+    let output = std::process::Command::new(&lone.sika)
+        .args(["sandbox", "--port", "0"])
+        .env("SIKA_SECRET_KEY", KEY)
+        .env("PATH", &lone.empty)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the lone sika");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(24), "{stderr}");
+    assert_eq!(text(&output.stdout), "");
+    let alone = lone.sika.parent().expect("dir").display().to_string();
+    assert_eq!(
+        stderr,
+        format!(
+            "sika: sika-sandbox was found neither beside sika ({alone}) nor on PATH: install the sandbox's \
+             wheel (`pip install sika-sandbox`) or tarball, which ship both\n"
+        )
+    );
+    assert!(!stderr.contains(KEY));
+}

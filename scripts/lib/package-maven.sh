@@ -16,14 +16,9 @@ package_maven() {
   # shellcheck source=../../bindings/kotlin/tools.sh
   source "$ROOT/bindings/kotlin/tools.sh"
   ensure_jdk_and_maven
-  local version pom_version
+  local version
   version="$(workspace_version)"
-  # The POM states its version (Maven reads it before any plugin runs); one that drifted from
-  # Cargo.toml's must stop the release, not publish a second number.
-  pom_version="$(python3 -c 'import sys, xml.etree.ElementTree as ET
-print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0.0}version"))' "$ROOT/bindings/kotlin/pom.xml")"
-  [[ "$pom_version" == "$version" ]] ||
-    die "bindings/kotlin/pom.xml has version $pom_version, Cargo.toml $version: make them equal"
+  _check_pom_version "$ROOT/bindings/kotlin/pom.xml" "$version"
 
   local library work="$ROOT/target/package/maven"
   library="$(package_native_library)"
@@ -49,25 +44,17 @@ print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0
     tail -n 60 "$log"
     die "package: mvn -P release deploy failed (log: $log)"
   fi
-
-  local directory="$repository/dev/sika/sika/$version" file
-  for file in "$directory"/* "$repository"/dev/sika/sika/maven-metadata.xml; do
-    case "$file" in *.md5 | *.sha1) continue ;; esac
-    sha256sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha256"
-    sha512sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha512"
-  done
-  _check_maven_bundle "$directory" "sika-$version"
+  _write_checksums "$repository" sika "$version"
+  _check_maven_bundle "$repository/dev/sika/sika/$version" "sika-$version" dev/sika/sika_ffi.kt \
+    linux-x86-64/libsika_ffi.so
   _package_maven_testing "$repository" "$version" "$work"
   find "$repository" -type f -name "sika-*$version*" -not -name '*.md5' -not -name '*.sha*' -printf '%p (%s bytes)\n'
 }
 
 # dev.sika:sika-testing, against the dev.sika:sika just deployed to REPOSITORY.
 _package_maven_testing() {
-  local repository="$1" version="$2" work="$3" pom="$ROOT/bindings/jvm-testing/pom.xml" log pom_version
-  pom_version="$(python3 -c 'import sys, xml.etree.ElementTree as ET
-print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0.0}version"))' "$pom")"
-  [[ "$pom_version" == "$version" ]] ||
-    die "bindings/jvm-testing/pom.xml has version $pom_version, Cargo.toml $version: make them equal"
+  local repository="$1" version="$2" work="$3" pom="$ROOT/bindings/jvm-testing/pom.xml" log
+  _check_pom_version "$pom" "$version"
   step "package: dev.sika:sika-testing:$version into $repository (mvn -P release deploy)"
   log="$work/mvn-testing.log"
   if ! mvn_batch -f "$pom" -P release deploy -Dsika.repository="file://$repository" \
@@ -75,38 +62,38 @@ print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0
     tail -n 60 "$log"
     die "package: mvn -P release deploy of sika-testing failed (log: $log)"
   fi
-  local directory="$repository/dev/sika/sika-testing/$version" file entries
-  for file in "$directory"/* "$repository"/dev/sika/sika-testing/maven-metadata.xml; do
+  _write_checksums "$repository" sika-testing "$version"
+  _check_maven_bundle "$repository/dev/sika/sika-testing/$version" "sika-testing-$version" \
+    dev/sika/testing/SikaSandbox.java dev/sika/testing/SikaSandboxExtension.class dev/sika/testing/sandbox_control.json
+}
+
+# _check_pom_version POM VERSION: the POM states its version (Maven reads it before any plugin
+# runs); one that drifted from Cargo.toml's must stop the release, not publish a second number.
+_check_pom_version() {
+  local pom="$1" version="$2" pom_version
+  pom_version="$(python3 -c 'import sys, xml.etree.ElementTree as ET
+print(ET.parse(sys.argv[1]).getroot().findtext("{http://maven.apache.org/POM/4.0.0}version"))' "$pom")"
+  [[ "$pom_version" == "$version" ]] ||
+    die "${pom#"$ROOT"/} has version $pom_version, Cargo.toml $version: make them equal"
+}
+
+# _write_checksums REPOSITORY ARTIFACT VERSION: the .sha256 and .sha512 of each file Maven wrote
+# for dev.sika:ARTIFACT:VERSION and of its maven-metadata.xml (Maven writes MD5 and SHA-1 only).
+_write_checksums() {
+  local repository="$1" artifact="$2" version="$3" file
+  for file in "$repository/dev/sika/$artifact/$version"/* "$repository/dev/sika/$artifact/maven-metadata.xml"; do
     case "$file" in *.md5 | *.sha1 | *.sha256 | *.sha512) continue ;; esac
     sha256sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha256"
     sha512sum "$file" | cut -d ' ' -f 1 | tr -d '\n' >"$file.sha512"
   done
-  local base="sika-testing-$version" suffix element
-  for suffix in .jar -sources.jar -javadoc.jar .pom; do
-    [[ -s "$directory/$base$suffix" ]] || die "package: $directory lacks $base$suffix"
-    for element in md5 sha1 sha256 sha512; do
-      [[ -s "$directory/$base$suffix.$element" ]] || die "package: $base$suffix has no .$element"
-    done
-  done
-  entries="$(jar tf "$directory/$base.jar")"
-  for element in dev/sika/testing/SikaSandboxExtension.class dev/sika/testing/sandbox_control.json \
-    META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
-    grep -qx "$element" <<<"$entries" || die "package: $base.jar lacks $element"
-  done
-  grep -qx 'dev/sika/testing/SikaSandbox.java' <<<"$(jar tf "$directory/$base-sources.jar")" ||
-    die "package: $base-sources.jar lacks the sources"
-  grep -qx 'index.html' <<<"$(jar tf "$directory/$base-javadoc.jar")" || die "package: $base-javadoc.jar has no index.html"
-  for element in name description url licenses scm developers dependencies; do
-    grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has no <$element>"
-  done
-  for element in build profiles properties repositories; do
-    ! grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has a <$element> (the build POM, not the consumer's)"
-  done
 }
 
-# What Maven Central would refuse, or a merchant miss, fails the packaging here.
+# _check_maven_bundle DIRECTORY BASE SOURCE ENTRY...: what Maven Central would refuse, or a
+# merchant miss, fails the packaging here. BASE.jar holds each ENTRY and the licences (a native
+# library among them is checked as JNA will extract it), BASE-sources.jar holds SOURCE.
 _check_maven_bundle() {
-  local directory="$1" base="$2" suffix entries element
+  local directory="$1" base="$2" source="$3" suffix entries element
+  shift 3
   for suffix in .jar -sources.jar -javadoc.jar .pom; do
     [[ -s "$directory/$base$suffix" ]] || die "package: $directory lacks $base$suffix"
     for element in md5 sha1 sha256 sha512; do
@@ -114,16 +101,16 @@ _check_maven_bundle() {
     done
   done
   entries="$(jar tf "$directory/$base.jar")"
-  for element in linux-x86-64/libsika_ffi.so META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
+  for element in "$@" META-INF/LICENSE-MIT META-INF/LICENSE-APACHE; do
     grep -qx "$element" <<<"$entries" || die "package: $base.jar lacks $element"
   done
   entries="$(jar tf "$directory/$base-sources.jar")"
-  grep -qx 'dev/sika/sika_ffi.kt' <<<"$entries" || die "package: $base-sources.jar lacks the generated bindings"
+  grep -qx "$source" <<<"$entries" || die "package: $base-sources.jar lacks $source"
   ! grep -q '\.so$' <<<"$entries" || die "package: $base-sources.jar holds a native library"
   entries="$(jar tf "$directory/$base-javadoc.jar")"
   grep -qx 'index.html' <<<"$entries" || die "package: $base-javadoc.jar has no index.html"
-  # Maven Central's required POM elements.
-  for element in name description url licenses scm developers; do
+  # Maven Central's required POM elements, and the dependencies a consumer resolves.
+  for element in name description url licenses scm developers dependencies; do
     grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has no <$element>"
   done
   # B111: only what a consumer needs (flatten-maven-plugin): no build, profiles, properties,
@@ -132,11 +119,14 @@ _check_maven_bundle() {
     ! grep -q "<$element>" "$directory/$base.pom" || die "package: $base.pom has a <$element> (the build POM, not the consumer's)"
   done
   ! grep -q '<scope>test</scope>' "$directory/$base.pom" || die "package: $base.pom lists test dependencies"
-  # The library inside the jar, as JNA will extract it.
-  local extracted
-  extracted="$(mktemp -d)"
-  (cd "$extracted" && jar xf "$directory/$base.jar" linux-x86-64/libsika_ffi.so)
-  assert_glibc_floor "$extracted/linux-x86-64/libsika_ffi.so"
-  ! readelf -S "$extracted/linux-x86-64/libsika_ffi.so" | grep -q '\.symtab' || die "package: the jar's library is not stripped"
-  rm -rf "$extracted"
+  for element in "$@"; do
+    [[ "$element" == *.so ]] || continue
+    # The library inside the jar, as JNA will extract it.
+    local extracted
+    extracted="$(mktemp -d)"
+    (cd "$extracted" && jar xf "$directory/$base.jar" "$element")
+    assert_glibc_floor "$extracted/$element"
+    ! readelf -S "$extracted/$element" | grep -q '\.symtab' || die "package: the jar's library is not stripped"
+    rm -rf "$extracted"
+  done
 }

@@ -3,25 +3,13 @@ reads. A declared length over the cap is answered 413 before any of the body is 
 sends the headers alone: a server that waited for the body would never answer), and the service
 is asked nothing. A body at the cap is read and judged (junk: 400)."""
 
-import importlib.util
 import socket
-from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mobile_money_flow.py"
 # How long the test waits for an answer: generous, only so a server that reads the body it was
 # promised (and never gets) fails the test instead of hanging it.
 ANSWER_WAIT_S = 10.0
-
-
-@pytest.fixture
-def example():
-    spec = importlib.util.spec_from_file_location("mobile_money_flow_b73", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture

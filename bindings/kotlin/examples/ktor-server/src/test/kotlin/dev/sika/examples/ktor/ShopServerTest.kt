@@ -2,9 +2,9 @@ package dev.sika.examples.ktor
 
 import dev.sika.Client
 import dev.sika.ClientConfig
-import dev.sika.KEY
-import dev.sika.Sandbox
 import dev.sika.SecretKey
+import dev.sika.testing.SikaSandbox
+import dev.sika.testing.SikaSandboxExtension
 import io.ktor.server.engine.EmbeddedServer
 import io.ktor.server.engine.embeddedServer
 import io.ktor.server.cio.CIO
@@ -19,22 +19,22 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
-import kotlinx.serialization.json.boolean
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
-import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertAll
+import org.junit.jupiter.api.extension.ExtendWith
 
-// The sandbox answers a USSD charge after this delay, then delivers charge.success.
-private const val CONFIRM_AFTER_MS = 150
 // The sandbox answers by the phone's last four digits: 0000 pays, 3333 never answers.
 private const val PHONE_PAYS = "+233244120000"
 private const val PHONE_NEVER_ANSWERS = "+233244123333"
@@ -44,27 +44,55 @@ private val DEADLINE: Duration = Duration.ofSeconds(20)
 
 /**
  * B39: the Ktor shop (src/main/kotlin) as a merchant deploys it, driven over HTTP as its
- * customers and the service's webhooks reach it: one sandbox for the class, a shop server per
- * test on a free loopback port, stopped at its end.
+ * customers and the service's webhooks reach it: the sandbox from `dev.sika:sika-testing`'s
+ * JUnit 5 extension (one for the run, reset before each test, as a merchant's suite takes it),
+ * a shop server per test on a free loopback port, stopped at its end.
  */
+@ExtendWith(SikaSandboxExtension::class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ShopServerTest {
-    private val sandbox = Sandbox(CONFIRM_AFTER_MS)
+class ShopServerTest(private val sandbox: SikaSandbox) {
     private val http: HttpClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+    private val key = sandbox.secretKey()
 
-    @AfterAll
-    fun stopSandbox() = sandbox.close()
+    /**
+     * The control operations the kit's handle does not offer (a raw notification body, clearing
+     * faults, counting connections), sent as tests/fixtures/sandbox_control.json describes them.
+     */
+    private fun control(operation: String, body: String? = null): JsonElement {
+        val spec = controlOperations.getValue(operation)
+        val method = spec.getValue("method").jsonPrimitive.content
+        val request = HttpRequest.newBuilder(URI.create(sandbox.baseUrl() + spec.getValue("path").jsonPrimitive.content))
+            .method(method, body?.let { HttpRequest.BodyPublishers.ofString(it) } ?: HttpRequest.BodyPublishers.noBody())
+            .header("content-type", "application/json").timeout(DEADLINE).build()
+        val response = http.send(request, HttpResponse.BodyHandlers.ofString())
+        assertEquals(spec.getValue("expect").jsonPrimitive.int, response.statusCode(), "$operation: ${response.body()}")
+        return Json.parseToJsonElement(response.body()).jsonObject.getValue("data")
+    }
+
+    /** The sandbox delivers [body] as it is, as the notification of [reference]. */
+    private fun sendRawWebhook(reference: String, body: String): List<Map<String, Any?>> =
+        control("send_webhook", JsonObject(mapOf("reference" to JsonPrimitive(reference), "body" to JsonPrimitive(body))).toString())
+            .jsonArray.map { delivery -> mapOf("http_status" to delivery.jsonObject["http_status"]?.jsonPrimitive?.int) }
+
+    private fun clearFaults() {
+        control("clear_faults")
+    }
+
+    /** TCP connections open at the sandbox now (this request's own and the kit's included). */
+    private fun openConnections(): Int = control("connections").jsonObject.getValue("open").jsonPrimitive.int
+
+    private fun Map<String, Any?>.httpStatus(): Int? = (this["http_status"] as? Number)?.toInt()
 
     /** The shop on a free port, with the sandbox delivering its webhooks to it. */
     private inner class RunningShop : AutoCloseable {
         val server: EmbeddedServer<CIOApplicationEngine, CIOApplicationEngine.Configuration> =
             embeddedServer(CIO, port = 0, host = "127.0.0.1") {
-                shop(Client(ClientConfig(SecretKey(KEY), sandbox.url, timeoutMs = 5_000)))
+                shop(Client(ClientConfig(SecretKey(key), sandbox.baseUrl(), timeoutMs = 5_000)))
             }.start(wait = false)
         val url = "http://127.0.0.1:${runBlocking { server.engine.resolvedConnectors().first().port }}"
 
         init {
-            sandbox.deliverWebhooksTo("$url/webhooks/sika")
+            sandbox.setWebhookUrl("$url/webhooks/sika")
         }
 
         override fun close() = server.stop(100, 5_000)
@@ -77,7 +105,7 @@ class ShopServerTest {
     /** The shop's answer; none of them may ever contain the secret key. */
     private fun sendAsync(request: HttpRequest): CompletableFuture<HttpResponse<String>> =
         http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenApply { response ->
-            check(KEY !in response.body()) { "the key in an answer of ${request.uri()}" }
+            check(key !in response.body()) { "the key in an answer of ${request.uri()}" }
             response
         }
 
@@ -114,7 +142,7 @@ class ShopServerTest {
         throw AssertionError("waited $DEADLINE for: $what")
     }
 
-    private fun deliveriesFor(reference: String) = sandbox.webhooks().filter { it.text("reference") == reference }
+    private fun deliveriesFor(reference: String) = sandbox.deliveries().filter { it["reference"] == reference }
 
     @Test
     fun b39_an_order_paid_by_the_customer_is_fulfilled_by_the_sandboxs_webhook_once() = withShop {
@@ -122,7 +150,7 @@ class ShopServerTest {
 
         // The sandbox completes the charge, then delivers charge.success to the shop.
         val delivery = waitFor("webhook delivery for $reference") { deliveriesFor(reference).firstOrNull() }
-        assertEquals(200, delivery.getValue("http_status").jsonPrimitive.int, delivery.toString())
+        assertEquals(200, delivery.httpStatus(), delivery.toString())
 
         val answer = json(send(check(reference)))
         val transaction = answer.getValue("transaction").jsonObject
@@ -137,8 +165,8 @@ class ShopServerTest {
         )
 
         // Deliveries repeat: each is acknowledged, and the order stays fulfilled once, by the first.
-        val repeated = sandbox.sendWebhook(reference, times = 2)
-        assertEquals(listOf(200, 200), repeated.map { it.getValue("http_status").jsonPrimitive.int })
+        val repeated = sandbox.trigger(reference, 2, false)
+        assertEquals(listOf(200, 200), repeated.map { it.httpStatus() })
         assertEquals("webhook", json(send(check(reference))).text("fulfilled_by"))
     }
 
@@ -153,37 +181,34 @@ class ShopServerTest {
             { assertEquals("pending", answer.getValue("transaction").jsonObject.text("status")) },
         )
         // A notification claiming it succeeded: verified with the service, still pending: 503.
-        val delivery = sandbox.sendWebhook(reference).single()
-        assertEquals(503, delivery.getValue("http_status").jsonPrimitive.int, delivery.toString())
+        val delivery = sandbox.trigger(reference, 1, false).single()
+        assertEquals(503, delivery.httpStatus(), delivery.toString())
         assertEquals(JsonNull, json(send(check(reference)))["fulfilled_by"], "never fulfilled while pending")
     }
 
     @Test
     fun b39_an_order_the_shop_does_not_have_is_404_and_nothing_is_sent() = withShop {
-        sandbox.clearRequests()
         val response = send(check("ORDER-never-placed"))
         assertEquals(404, response.statusCode())
-        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "no request reached the service")
+        assertEquals(emptyList<Map<String, Any>>(), sandbox.requests(), "no request reached the service")
     }
 
     @Test
     fun b39_junk_and_unknown_webhooks_are_answered_400_without_asking_the_service() = withShop {
-        sandbox.clearRequests()
         val direct = listOf("", "not json", "{", """{"event":"charge.success"}""", """{"event":"charge.success","data":{"reference":7}}""")
         for (body in direct) {
             assertEquals(400, send(webhook(body)).statusCode(), "body: $body")
         }
         // Real deliveries from the sandbox: a reference the shop never had, and a raw body.
-        val unknown = sandbox.sendWebhook("ORDER-not-ours").single()
-        assertEquals(400, unknown.getValue("http_status").jsonPrimitive.int, unknown.toString())
-        val junk = sandbox.sendWebhook("ORDER-not-ours", body = "]]junk[[").single()
-        assertEquals(400, junk.getValue("http_status").jsonPrimitive.int, junk.toString())
-        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "nothing verified: none of them is an order of ours")
+        val unknown = sandbox.trigger("ORDER-not-ours", 1, false).single()
+        assertEquals(400, unknown.httpStatus(), unknown.toString())
+        val junk = sendRawWebhook("ORDER-not-ours", "]]junk[[").single()
+        assertEquals(400, junk.httpStatus(), junk.toString())
+        assertEquals(emptyList<Map<String, Any>>(), sandbox.requests(), "nothing verified: none of them is an order of ours")
     }
 
     @Test
     fun b73_a_webhook_body_over_the_cap_is_refused_with_413_unread() = withShop {
-        sandbox.clearRequests()
         val big = "{\"event\":\"charge.success\",\"pad\":\"" + "x".repeat(MAX_WEBHOOK_BODY_BYTES.toInt()) + "\"}"
         assertEquals(413, send(webhook(big)).statusCode(), "a declared length over the cap")
         // Chunked (no declared length): the shop stops reading at the cap.
@@ -191,12 +216,11 @@ class ShopServerTest {
             .POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofString(big)))
             .header("content-type", "application/json").build()
         assertEquals(413, send(chunked).statusCode(), "a chunked body over the cap")
-        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "nothing verified")
+        assertEquals(emptyList<Map<String, Any>>(), sandbox.requests(), "nothing verified")
     }
 
     @Test
     fun b39_bad_order_input_is_refused_with_400_before_anything_is_sent() = withShop {
-        sandbox.clearRequests()
         val badPhone = send(order("20.00", "12"))
         assertEquals(400, badPhone.statusCode(), badPhone.body())
         assertEquals("InvalidInput", json(badPhone).text("error"))
@@ -205,7 +229,7 @@ class ShopServerTest {
         assertEquals("InvalidInput", json(badAmount).text("error"))
         val notJson = HttpRequest.newBuilder(URI.create("$url/orders")).POST(HttpRequest.BodyPublishers.ofString("amount=5")).build()
         assertEquals(400, send(notJson).statusCode())
-        assertEquals(emptyList<JsonObject>(), sandbox.requests(), "no request reached the service")
+        assertEquals(emptyList<Map<String, Any>>(), sandbox.requests(), "no request reached the service")
     }
 
     @Test
@@ -229,24 +253,23 @@ class ShopServerTest {
             round.takeIf { answers -> answers.all { it.text("state") == "paid" } }
         }
         assertTrue(answers.all { it.text("fulfilled_by") in setOf("webhook", "check") })
-        val deliveries = sandbox.webhooks().filter { it.text("reference") in references }
-        assertTrue(deliveries.all { it.getValue("delivered").jsonPrimitive.boolean }, deliveries.toString())
+        val deliveries = sandbox.deliveries().filter { it["reference"] in references }
+        assertTrue(deliveries.all { it["delivered"] == true }, deliveries.toString())
     }
 
     @Test
     fun b39_a_charge_whose_answer_was_lost_is_followed_by_its_reference_and_never_sent_again() = withShop {
-        sandbox.clearRequests()
         // The service takes the charge, and its answer is lost on the way back.
-        sandbox.fault("/charge", "after_processing", "count" to 1)
+        sandbox.addFault("/charge", "after_processing", 1, emptyMap())
         val response = send(order("9.99", PHONE_PAYS))
         assertEquals(202, response.statusCode(), response.body())
         val reference = json(response).text("reference")!!
 
         // It did go through: the webhook fulfils the order, and the check says paid.
         val delivery = waitFor("webhook delivery for $reference") { deliveriesFor(reference).firstOrNull() }
-        assertEquals(200, delivery.getValue("http_status").jsonPrimitive.int, delivery.toString())
+        assertEquals(200, delivery.httpStatus(), delivery.toString())
         assertEquals("paid", json(send(check(reference))).text("state"))
-        val charges = sandbox.requests().filter { it.text("path") == "/charge" }
+        val charges = sandbox.requests().filter { it["path"] == "/charge" }
         assertEquals(1, charges.size, "the charge was sent once: $charges")
     }
 
@@ -256,36 +279,45 @@ class ShopServerTest {
         try {
             // Every verify answered 500: the check is a 502 naming the error, the webhook a 503
             // (the service delivers it again later).
-            sandbox.fault("/transaction/verify", "status", "count" to 100, "status" to 500)
+            sandbox.addFault("/transaction/verify", "status", 100, mapOf("status" to 500))
             val outage = send(check(reference))
             assertEquals(502, outage.statusCode(), outage.body())
             assertEquals("Api", json(outage).text("error"), outage.body())
-            assertEquals(503, sandbox.sendWebhook(reference).single().getValue("http_status").jsonPrimitive.int)
+            assertEquals(503, sandbox.trigger(reference, 1, false).single().httpStatus())
 
             // A verify answer saying "failed" and then "successful" for the same transaction.
-            sandbox.clearFaults()
-            sandbox.fault("/transaction/verify", "duplicate_keys", "count" to 100, "first" to "failed", "second" to "successful")
+            clearFaults()
+            sandbox.addFault("/transaction/verify", "duplicate_keys", 100, mapOf("first" to "failed", "second" to "successful"))
             val hostile = send(check(reference))
             assertEquals(502, hostile.statusCode(), hostile.body())
             assertEquals("UnexpectedResponse", json(hostile).text("error"), hostile.body())
             // Not decidable: delivered again later, never acknowledged as paid.
-            assertEquals(503, sandbox.sendWebhook(reference).single().getValue("http_status").jsonPrimitive.int)
+            assertEquals(503, sandbox.trigger(reference, 1, false).single().httpStatus())
         } finally {
-            sandbox.clearFaults()
+            clearFaults()
         }
         assertEquals(JsonNull, json(send(check(reference)))["fulfilled_by"], "never fulfilled")
     }
 
     @Test
     fun b39_stopping_the_server_shuts_its_client_down() {
+        // The connections open before the shop exists: the kit's and this test's own.
+        val before = openConnections()
         val shop = RunningShop()
         try {
             shop.placeOrder("3.00", PHONE_NEVER_ANSWERS) // the shop's client keeps a connection open
         } finally {
             shop.close()
         }
-        // client.shutdown() at ApplicationStopped closes it: only this control request's remains.
-        waitFor("the shop's connections closed") { sandbox.openConnections().takeIf { it == 1 } }
+        // client.shutdown() at ApplicationStopped closes it: only the ones from before remain.
+        waitFor("the shop's connections closed") { openConnections().takeIf { it == before } }
+    }
+
+    private companion object {
+        /** Operation name -> `{method, path, expect}`, from the shared test data. */
+        val controlOperations: Map<String, JsonObject> =
+            Json.parseToJsonElement(File(System.getProperty("sika.fixtures.dir"), "sandbox_control.json").readText())
+                .jsonObject.getValue("operations").jsonObject.mapValues { it.value.jsonObject }
     }
 
     @Test
