@@ -47,11 +47,18 @@ pub fn patch(text: String) -> Result<String, String> {
         twins += methods.len();
         hidden.extend(methods.iter().map(|m| m.name.to_owned()));
     }
-    for name in &hidden {
+    // A name may be a method of several objects (`handleWebhook` of `Client` and `Ledger`):
+    // each name once, with as many declarations and overrides as objects that have it.
+    let mut names: Vec<&str> = hidden.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let objects = hidden.iter().filter(|hidden| *hidden == name).count();
         // Java sees the twin only: the declaration in the interface and its override.
         for declaration in [format!("    suspend fun `{name}`("), format!("    override suspend fun `{name}`(")] {
             let what = format!("`{}`", declaration.trim_start());
-            patched = replace_exactly(&patched, &declaration, &format!("    @JvmSynthetic\n{declaration}"), 1, &what)?;
+            patched =
+                replace_exactly(&patched, &declaration, &format!("    @JvmSynthetic\n{declaration}"), objects, &what)?;
         }
     }
     if twins == 0 {
