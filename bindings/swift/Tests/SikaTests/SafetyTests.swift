@@ -275,7 +275,7 @@ final class SafetyTests: XCTestCase {
 
     /// An UnexpectedResponse of HTTP 200 whose reason names both ORDER-B and ORDER-A.
     private func assertNamesBoth(_ error: SikaError?, file: StaticString = #filePath, line: UInt = #line) {
-        guard case .UnexpectedResponse(let httpStatus, let reason)? = error else {
+        guard case .UnexpectedResponse(let httpStatus, let reason, _)? = error else {
             return XCTFail("expected UnexpectedResponse, got \(String(describing: error))", file: file, line: line)
         }
         XCTAssertEqual(httpStatus, 200, reason, file: file, line: line)
