@@ -13,6 +13,7 @@ use crate::error::{Result, SikaError};
 use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
 use crate::process::PerProcess;
 use crate::redact::{self, RemoveKey, VerifiedAs};
+use crate::request_id::CallIds;
 use crate::safety::await_status::{self, AwaitOptions, Schedule};
 use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
 use crate::safety::grace::{self, NotFound, NotFoundGrace};
@@ -128,7 +129,8 @@ impl Client {
     pub async fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
         let url = self.list_url("mobile-money-providers", country)?;
         let state = self.state()?;
-        self.scrubbed(self.get_decoded(&state, url, decode::providers_response)).await
+        let ids = CallIds::new();
+        self.scrubbed(&ids, self.get_decoded(&state, url, decode::providers_response, &ids)).await
     }
 
     /// Lists the banks of a country (`GH`, `NG`, `KE`, `UG`, `TZ`; any case). `None` sends no
@@ -140,9 +142,10 @@ impl Client {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy);
+        let ids = CallIds::new();
+        let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy, ids.clone());
         let banks = state.bank_cache.get_or_fetch(&cache_key, fetch);
-        self.scrubbed(within(deadline, banks)).await
+        self.scrubbed(&ids, within(deadline, banks)).await
     }
 
     /// Verifies a transaction by your reference. Check `status`: only `Successful` is paid.
@@ -155,7 +158,8 @@ impl Client {
                 .map(|transaction| VerifiedAs { transaction, reference })
         };
         let state = self.state()?;
-        self.scrubbed(self.get_decoded(&state, url, decode)).await.map(|verified| verified.transaction)
+        let ids = CallIds::new();
+        self.scrubbed(&ids, self.get_decoded(&state, url, decode, &ids)).await.map(|verified| verified.transaction)
     }
 
     /// Starts a mobile money charge (`payment_type = mobile_money`). The customer then gets a
@@ -188,8 +192,9 @@ impl Client {
             validation::mask_phone(&request.phone_number),
             request.provider
         );
-        self.scrubbed(async {
-            let posted = state.transport.post_json(url, body, self.policy.timeout).await;
+        let ids = CallIds::new();
+        self.scrubbed(&ids, async {
+            let posted = state.transport.post_json(url, body, self.policy.timeout, &ids).await;
             let key = &self.inner.secret_key;
             let outcome = posted.map(|reply| {
                 let decoded = redact::decoded_without_key(key, || decode::charge_response(reply.status, &reply.body));
@@ -257,10 +262,10 @@ impl Client {
                 match check.await {
                     Ok(Ok(transaction)) if transaction.status.is_final() => return Ok(transaction),
                     Ok(Ok(_pending)) => {}
-                    Ok(Err(SikaError::TransactionNotFound)) => {
+                    Ok(Err(not_found @ SikaError::TransactionNotFound { .. })) => {
                         let since = first_not_found.get_or_insert_with(tokio::time::Instant::now).elapsed();
                         if let NotFound::Unknown { .. } = grace::classify(since, self.inner.not_found_grace) {
-                            return Err(SikaError::TransactionNotFound);
+                            return Err(not_found);
                         }
                     }
                     Ok(Err(error)) if await_status::is_worth_retrying(&error) => {}
@@ -268,7 +273,8 @@ impl Client {
                     Err(_deadline) => break,
                 }
             }
-            Err(SikaError::Timeout)
+            // The wait's own deadline, not a request's: no request id (ADR 0053).
+            Err(SikaError::Timeout { request_id: None })
         };
         match &options.cancellation {
             Some(cancellation) => cancellation.run(poll).await,
@@ -283,8 +289,10 @@ impl Client {
         let url = self.list_url("bank", country)?;
         let cache_key = url.query().unwrap_or_default().to_owned();
         let state = self.state()?;
-        let banks = state.bank_cache.refresh(&cache_key, fetch_banks(Arc::clone(&state), url, self.key(), self.policy));
-        self.scrubbed(within(deadline, banks)).await
+        let ids = CallIds::new();
+        let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy, ids.clone());
+        let banks = state.bank_cache.refresh(&cache_key, fetch);
+        self.scrubbed(&ids, within(deadline, banks)).await
     }
 
     /// Closes the connection pool and drops the bank cache, for this client and its clones.
@@ -316,8 +324,9 @@ impl Client {
         state: &ProcessState,
         url: Url,
         decode: impl Fn(u16, &[u8]) -> Result<T>,
+        ids: &CallIds,
     ) -> Result<T> {
-        let reply = state.transport.get(url, self.policy).await?;
+        let reply = state.transport.get(url, self.policy, ids).await?;
         let decoded = redact::decoded_without_key(&self.inner.secret_key, || decode(reply.status, &reply.body));
         with_retry_after(&reply, decoded)
     }
@@ -349,9 +358,11 @@ impl Client {
     }
 
     /// Runs a call and removes the key from any text its error carries: the one place where
-    /// outside text (server messages, transport errors) becomes a public error.
-    async fn scrubbed<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
-        call.await.map_err(|error| scrub(error, &self.inner.secret_key))
+    /// outside text (server messages, transport errors) becomes a public error. An error that
+    /// has no request id yet and follows an attempt (a deadline that ended the call around it)
+    /// gets the id of `ids`' last attempt (ADR 0053).
+    async fn scrubbed<T>(&self, ids: &CallIds, call: impl Future<Output = Result<T>>) -> Result<T> {
+        call.await.map_err(|error| scrub(error.with_request_id(ids.last().as_deref()), &self.inner.secret_key))
     }
 }
 
@@ -363,15 +374,21 @@ impl std::fmt::Debug for Client {
 
 /// A bank list fetch that owns what it needs, so callers other than the one that started it
 /// can await it (bank_cache.rs).
-async fn fetch_banks(state: Arc<ProcessState>, url: Url, key: SecretKey, policy: CallPolicy) -> Result<Vec<Bank>> {
-    let reply = state.transport.get(url, policy).await?;
+async fn fetch_banks(
+    state: Arc<ProcessState>,
+    url: Url,
+    key: SecretKey,
+    policy: CallPolicy,
+    ids: CallIds,
+) -> Result<Vec<Bank>> {
+    let reply = state.transport.get(url, policy, &ids).await?;
     let decoded = redact::decoded_without_key(&key, || decode::banks_response(reply.status, &reply.body));
     with_retry_after(&reply, decoded)
 }
 
 /// `call`'s outcome, or `Timeout` at `deadline`.
 async fn within<T>(deadline: tokio::time::Instant, call: impl Future<Output = Result<T>>) -> Result<T> {
-    tokio::time::timeout_at(deadline, call).await.unwrap_or(Err(SikaError::Timeout))
+    tokio::time::timeout_at(deadline, call).await.unwrap_or(Err(SikaError::Timeout { request_id: None }))
 }
 
 /// A charge's result: once the request may have reached the service, any failure that is not
@@ -380,57 +397,74 @@ fn charge_outcome(
     reference: &str,
     outcome: std::result::Result<Result<ChargeResponse>, (SikaError, Sent)>,
 ) -> Result<ChargeResponse> {
-    let unknown = |reason: String| SikaError::ChargeOutcomeUnknown { reference: reference.to_owned(), reason };
+    let unknown = |reason: String, request_id: Option<String>| SikaError::ChargeOutcomeUnknown {
+        reference: reference.to_owned(),
+        reason,
+        request_id,
+    };
     match outcome {
         Ok(Ok(response)) => Ok(response),
         Err((error, Sent::No)) => Err(error),
-        Err((error, Sent::Maybe)) => Err(unknown(error.to_string())),
-        Ok(Err(SikaError::Api { http_status, message })) if http_status >= 500 => {
-            Err(unknown(format!("the service answered HTTP {http_status}: {message}")))
+        Err((error, Sent::Maybe)) => {
+            // The id is the outer error's, not repeated inside its reason.
+            let (error, request_id) = error.take_request_id();
+            Err(unknown(error.to_string(), request_id))
         }
-        Ok(Err(SikaError::UnexpectedResponse { http_status, reason })) if !(300..500).contains(&http_status) => {
-            Err(unknown(format!("HTTP {http_status} with an unreadable body: {reason}")))
+        Ok(Err(SikaError::Api { http_status, message, request_id })) if http_status >= 500 => {
+            Err(unknown(format!("the service answered HTTP {http_status}: {message}"), request_id))
+        }
+        Ok(Err(SikaError::UnexpectedResponse { http_status, reason, request_id }))
+            if !(300..500).contains(&http_status) =>
+        {
+            Err(unknown(format!("HTTP {http_status} with an unreadable body: {reason}"), request_id))
         }
         Ok(Err(definite)) => Err(definite),
     }
 }
 
-/// Fills in `Retry-After` on a rate-limit error from the reply's header.
+/// Fills in `Retry-After` on a rate-limit error from the reply's header, and the reply's
+/// request id on any error decoded from it.
 fn with_retry_after<T>(reply: &Reply, result: Result<T>) -> Result<T> {
-    result.map_err(|error| match error {
-        SikaError::RateLimited { retry_after_seconds: None } => {
-            // A value past i64 (no real Retry-After) is reported as absent.
-            SikaError::RateLimited {
-                retry_after_seconds: reply.retry_after_seconds.and_then(|s| i64::try_from(s).ok()),
+    result
+        .map_err(|error| match error {
+            SikaError::RateLimited { retry_after_seconds: None, request_id } => {
+                // A value past i64 (no real Retry-After) is reported as absent.
+                SikaError::RateLimited {
+                    retry_after_seconds: reply.retry_after_seconds.and_then(|s| i64::try_from(s).ok()),
+                    request_id,
+                }
             }
-        }
-        other => other,
-    })
+            other => other,
+        })
+        .map_err(|error| error.with_request_id(Some(&reply.request_id)))
 }
 
 /// Passes every text field of an error through the scrubber, so that its `Display`, built
 /// only from fixed text and these fields, is fit to leave the SDK.
 fn scrub(error: SikaError, key: &SecretKey) -> SikaError {
-    match error {
-        SikaError::Api { http_status, message } => SikaError::Api { http_status, message: key.scrub(&message) },
-        SikaError::Network { reason } => SikaError::Network { reason: key.scrub(&reason) },
-        SikaError::UnexpectedResponse { http_status, reason } => {
-            SikaError::UnexpectedResponse { http_status, reason: key.scrub(&reason) }
+    // The request id may be the service's text (ADR 0053): scrubbed like its messages.
+    match error.map_request_id(|id| key.scrub(id)) {
+        SikaError::Api { http_status, message, request_id } => {
+            SikaError::Api { http_status, message: key.scrub(&message), request_id }
         }
-        SikaError::ChargeOutcomeUnknown { reference, reason } => {
-            SikaError::ChargeOutcomeUnknown { reference: key.scrub(&reference), reason: key.scrub(&reason) }
+        SikaError::Network { reason, request_id } => SikaError::Network { reason: key.scrub(&reason), request_id },
+        SikaError::UnexpectedResponse { http_status, reason, request_id } => {
+            SikaError::UnexpectedResponse { http_status, reason: key.scrub(&reason), request_id }
+        }
+        SikaError::ChargeOutcomeUnknown { reference, reason, request_id } => {
+            SikaError::ChargeOutcomeUnknown { reference: key.scrub(&reference), reason: key.scrub(&reason), request_id }
         }
         SikaError::InvalidInput { field, reason } => {
             SikaError::InvalidInput { field: key.scrub(&field), reason: key.scrub(&reason) }
         }
         SikaError::Configuration { reason } => SikaError::Configuration { reason: key.scrub(&reason) },
-        other @ (SikaError::Unauthorized
-        | SikaError::InvalidCountryCode
-        | SikaError::NoProvidersFound
-        | SikaError::TransactionNotFound
-        | SikaError::InvalidReference
+        other @ (SikaError::Unauthorized { .. }
+        | SikaError::InvalidCountryCode { .. }
+        | SikaError::NoProvidersFound { .. }
+        | SikaError::TransactionNotFound { .. }
+        | SikaError::InvalidReference { .. }
         | SikaError::RateLimited { .. }
-        | SikaError::Timeout
+        | SikaError::Timeout { .. }
         | SikaError::Cancelled) => other,
         other @ (SikaError::Storage { .. } | SikaError::ClaimLost { .. }) => other,
     }

@@ -111,7 +111,7 @@ fn is_success(http_status: u16) -> bool {
 
 fn not_json(http_status: u16, error: &serde_json::Error) -> SikaError {
     if http_status == 429 {
-        return SikaError::RateLimited { retry_after_seconds: None };
+        return SikaError::RateLimited { retry_after_seconds: None, request_id: None };
     }
     SikaError::unexpected(http_status, format!("body is not a JSON envelope: {error}"))
 }
@@ -120,21 +120,25 @@ fn not_json(http_status: u16, error: &serde_json::Error) -> SikaError {
 /// documents the messages but not the statuses. Matching ignores case and outer white space.
 fn error_for(http_status: u16, message: &str) -> SikaError {
     let documented = [
-        ("Unauthorized", SikaError::Unauthorized),
-        ("Invalid country code", SikaError::InvalidCountryCode),
-        ("No providers found", SikaError::NoProvidersFound),
-        ("Transaction not found", SikaError::TransactionNotFound),
-        ("Invalid reference", SikaError::InvalidReference),
+        ("Unauthorized", SikaError::Unauthorized { request_id: None }),
+        ("Invalid country code", SikaError::InvalidCountryCode { request_id: None }),
+        ("No providers found", SikaError::NoProvidersFound { request_id: None }),
+        ("Transaction not found", SikaError::TransactionNotFound { request_id: None }),
+        ("Invalid reference", SikaError::InvalidReference { request_id: None }),
     ];
     let trimmed = message.trim();
     if let Some((_, error)) = documented.into_iter().find(|(text, _)| text.eq_ignore_ascii_case(trimmed)) {
         return error;
     }
     if http_status == 429 {
-        return SikaError::RateLimited { retry_after_seconds: None };
+        return SikaError::RateLimited { retry_after_seconds: None, request_id: None };
     }
     // The service's text, cut at MAX_TEXT_CHARS (ADR 0040): a 7 MB message is not an error's.
-    SikaError::Api { http_status: http_status.into(), message: crate::scrub::bound(message).into_owned() }
+    SikaError::Api {
+        http_status: http_status.into(),
+        message: crate::scrub::bound(message).into_owned(),
+        request_id: None,
+    }
 }
 
 #[cfg(test)]

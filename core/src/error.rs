@@ -9,20 +9,40 @@
 #[cfg_attr(feature = "uniffi", derive(uniffi::Error), uniffi::export(Display))]
 pub enum SikaError {
     /// The service answered `Unauthorized`: the secret key is wrong or revoked.
-    #[error("unauthorized: the service rejected the secret key")]
-    Unauthorized,
+    #[error("unauthorized: the service rejected the secret key{}", request_id_text(.request_id))]
+    Unauthorized {
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
+    },
     /// The service answered `Invalid country code`.
-    #[error("invalid country code: the service does not support this country for this operation")]
-    InvalidCountryCode,
+    #[error("invalid country code: the service does not support this country for this operation{}", request_id_text(.request_id))]
+    InvalidCountryCode {
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
+    },
     /// The service answered `No providers found`.
-    #[error("no mobile money providers found for this country")]
-    NoProvidersFound,
+    #[error("no mobile money providers found for this country{}", request_id_text(.request_id))]
+    NoProvidersFound {
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
+    },
     /// The service answered `Transaction not found`: no transaction has this reference.
-    #[error("transaction not found")]
-    TransactionNotFound,
+    #[error("transaction not found{}", request_id_text(.request_id))]
+    TransactionNotFound {
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
+    },
     /// The service answered `Invalid reference`: the reference's format is not accepted.
-    #[error("invalid reference: the service rejected the reference's format")]
-    InvalidReference,
+    #[error("invalid reference: the service rejected the reference's format{}", request_id_text(.request_id))]
+    InvalidReference {
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
+    },
     /// The input was rejected before anything was sent.
     #[error("invalid {field}: {reason}")]
     InvalidInput {
@@ -32,45 +52,64 @@ pub enum SikaError {
         reason: String,
     },
     /// Any other error envelope from the service.
-    #[error("service error (HTTP {http_status}): {message}")]
+    #[error("service error (HTTP {http_status}): {message}{}", request_id_text(.request_id))]
     Api {
         /// The HTTP status of the response.
         http_status: i32,
         /// The envelope's `message`.
         message: String,
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
     },
     /// The service asked us to slow down (HTTP 429), after any retries.
-    #[error("rate limited by the service{}", retry_after_text(*.retry_after_seconds))]
+    #[error("rate limited by the service{}{}", retry_after_text(*.retry_after_seconds), request_id_text(.request_id))]
     RateLimited {
         /// The `Retry-After` the service sent, in seconds, when it sent one.
         retry_after_seconds: Option<i64>,
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
     },
     /// The call did not finish within the configured timeout (all retries included).
-    #[error("the request timed out")]
-    Timeout,
+    #[error("the request timed out{}", request_id_text(.request_id))]
+    Timeout {
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
+    },
     /// The service could not be reached or the connection broke.
-    #[error("network error: {reason}")]
+    #[error("network error: {reason}{}", request_id_text(.request_id))]
     Network {
         /// What the transport reported.
         reason: String,
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
     },
     /// The response was not what the service's interface describes (not JSON, wrong shape).
-    #[error("unexpected response (HTTP {http_status}): {reason}")]
+    #[error("unexpected response (HTTP {http_status}): {reason}{}", request_id_text(.request_id))]
     UnexpectedResponse {
         /// The HTTP status of the response.
         http_status: i32,
         /// What was wrong with it.
         reason: String,
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
     },
     /// A charge was sent but its outcome is unknown (timeout, broken connection, 5xx, garbled
     /// answer): it may or may not have been created. Never send it again blindly: verify
     /// `reference` (or wait for the webhook) to learn what happened.
-    #[error("the charge's outcome is unknown ({reason}); verify reference `{reference}` before trying again")]
+    #[error("the charge's outcome is unknown ({reason}); verify reference `{reference}` before trying again{}", request_id_text(.request_id))]
     ChargeOutcomeUnknown {
         /// The charge's reference, to verify.
         reference: String,
         /// What went wrong after sending.
         reason: String,
+        /// The id to quote to support: the service's `X-Request-Id` of the answer, else the one
+        /// Sika sent with the last attempt; `None` when no request preceded it (ADR 0053).
+        request_id: Option<String>,
     },
     /// The call was cancelled by the caller.
     #[error("the call was cancelled")]
@@ -100,6 +139,13 @@ pub enum SikaError {
     },
 }
 
+fn request_id_text(request_id: &Option<String>) -> String {
+    match request_id {
+        Some(id) => format!(" (request id {id})"),
+        None => String::new(),
+    }
+}
+
 fn retry_after_text(seconds: Option<i64>) -> String {
     match seconds {
         Some(seconds) => format!("; retry after {seconds} s"),
@@ -120,7 +166,79 @@ impl SikaError {
     /// read): it is cut at [`crate::MAX_TEXT_CHARS`] (ADR 0040).
     pub(crate) fn unexpected(http_status: u16, reason: impl Into<String>) -> Self {
         let reason = crate::scrub::bounded(reason.into());
-        Self::UnexpectedResponse { http_status: http_status.into(), reason }
+        Self::UnexpectedResponse { http_status: http_status.into(), reason, request_id: None }
+    }
+}
+
+impl SikaError {
+    /// The id to quote to support: the service's `X-Request-Id` of the answer it sent, else
+    /// the `X-Request-Id` Sika sent with the call's last attempt. `None` for the errors no
+    /// request preceded (`InvalidInput`, `Configuration`, `Cancelled`, `Storage`, `ClaimLost`)
+    /// and for errors read from bytes (`decode_*`, `parse_webhook_event`). ADR 0053.
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            Self::Unauthorized { request_id }
+            | Self::InvalidCountryCode { request_id }
+            | Self::NoProvidersFound { request_id }
+            | Self::TransactionNotFound { request_id }
+            | Self::InvalidReference { request_id }
+            | Self::Api { request_id, .. }
+            | Self::RateLimited { request_id, .. }
+            | Self::Timeout { request_id }
+            | Self::Network { request_id, .. }
+            | Self::UnexpectedResponse { request_id, .. }
+            | Self::ChargeOutcomeUnknown { request_id, .. } => request_id.as_deref(),
+            Self::InvalidInput { .. }
+            | Self::Cancelled
+            | Self::Configuration { .. }
+            | Self::Storage { .. }
+            | Self::ClaimLost { .. } => None,
+        }
+    }
+
+    /// The slot of the variants that follow a request.
+    fn request_id_slot(&mut self) -> Option<&mut Option<String>> {
+        match self {
+            Self::Unauthorized { request_id }
+            | Self::InvalidCountryCode { request_id }
+            | Self::NoProvidersFound { request_id }
+            | Self::TransactionNotFound { request_id }
+            | Self::InvalidReference { request_id }
+            | Self::Api { request_id, .. }
+            | Self::RateLimited { request_id, .. }
+            | Self::Timeout { request_id }
+            | Self::Network { request_id, .. }
+            | Self::UnexpectedResponse { request_id, .. }
+            | Self::ChargeOutcomeUnknown { request_id, .. } => Some(request_id),
+            Self::InvalidInput { .. }
+            | Self::Cancelled
+            | Self::Configuration { .. }
+            | Self::Storage { .. }
+            | Self::ClaimLost { .. } => None,
+        }
+    }
+
+    /// The error with `id` as its request id, unless it has one already (the service's, set
+    /// closer to the answer, wins) or is a kind no request precedes.
+    pub(crate) fn with_request_id(mut self, id: Option<&str>) -> Self {
+        if let (Some(slot @ None), Some(id)) = (self.request_id_slot(), id) {
+            *slot = Some(id.to_owned());
+        }
+        self
+    }
+
+    /// The error without its request id, and the id: for an error quoted inside another's text.
+    pub(crate) fn take_request_id(mut self) -> (Self, Option<String>) {
+        let id = self.request_id_slot().and_then(Option::take);
+        (self, id)
+    }
+
+    /// The error with `scrub` applied to its request id (the service's text, ADR 0040).
+    pub(crate) fn map_request_id(mut self, scrub: impl FnOnce(&str) -> String) -> Self {
+        if let Some(slot @ Some(_)) = self.request_id_slot() {
+            *slot = slot.as_deref().map(scrub);
+        }
+        self
     }
 }
 

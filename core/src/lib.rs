@@ -53,6 +53,7 @@ pub mod ledger;
 mod models;
 mod process;
 mod redact;
+mod request_id;
 mod safety;
 mod scrub;
 mod secret;

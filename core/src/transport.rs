@@ -15,6 +15,7 @@ use zeroize::Zeroizing;
 
 use crate::config::{ClientConfig, is_loopback};
 use crate::error::{Result, SikaError};
+use crate::request_id::{self, CallIds};
 use crate::tls;
 
 /// Largest response body read; a larger one is an `UnexpectedResponse`, never an allocation
@@ -35,11 +36,13 @@ pub(crate) enum Sent {
     Maybe,
 }
 
-/// What came back: status, `Retry-After` seconds when sent, and the body.
+/// What came back: status, `Retry-After` seconds when sent, the body, and the request id to
+/// quote: the service's `X-Request-Id` when it sent one, else the one sent (ADR 0053).
 pub(crate) struct Reply {
     pub status: u16,
     pub retry_after_seconds: Option<u64>,
     pub body: Vec<u8>,
+    pub request_id: String,
 }
 
 /// What a client's connection pools are built from, kept for the client's life: a process
@@ -144,13 +147,14 @@ impl Transport {
             .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))
     }
 
-    /// A GET, retried on connection errors, 5xx and 429 within the call's deadline.
-    pub(crate) async fn get(&self, url: Url, policy: CallPolicy) -> Result<Reply> {
+    /// A GET, retried on connection errors, 5xx and 429 within the call's deadline; each
+    /// attempt carries `ids`' id with its number.
+    pub(crate) async fn get(&self, url: Url, policy: CallPolicy, ids: &CallIds) -> Result<Reply> {
         let deadline = Instant::now() + policy.timeout;
         let mut attempt = 0;
         loop {
-            let outcome =
-                self.attempt(&self.http, Method::GET, url.clone(), None, deadline, &mut Sent::Maybe, attempt + 1).await;
+            let request = Attempt { method: Method::GET, url: url.clone(), body: None, number: attempt + 1 };
+            let outcome = self.attempt(&self.http, request, deadline, &mut Sent::Maybe, ids).await;
             let wait = match &outcome {
                 Ok(reply) if is_retryable_status(reply.status) => match reply.retry_after_seconds {
                     Some(seconds) if reply.status == 429 => {
@@ -169,7 +173,8 @@ impl Transport {
                         operation = operation,
                         reference = reference.as_deref(),
                         http_status = outcome.as_ref().ok().map(|reply| reply.status),
-                        attempt = attempt + 1;
+                        attempt = attempt + 1,
+                        request_id = ids.last().as_deref();
                         "GET {} failed ({}); retry {} in {} ms", url.path(), outcome_text(&outcome), attempt + 1, wait.as_millis()
                     );
                     tokio::time::sleep(wait).await;
@@ -195,33 +200,35 @@ impl Transport {
         url: Url,
         body: Vec<u8>,
         timeout: Duration,
+        ids: &CallIds,
     ) -> std::result::Result<Reply, (SikaError, Sent)> {
         let deadline = Instant::now() + timeout;
         let mut sent = Sent::No;
-        let outcome = self.attempt(&self.fresh, Method::POST, url, Some(body), deadline, &mut sent, 1).await;
+        let request = Attempt { method: Method::POST, url, body: Some(body), number: 1 };
+        let outcome = self.attempt(&self.fresh, request, deadline, &mut sent, ids).await;
         outcome.map_err(|error| (error, sent))
     }
 
-    /// One request within `deadline`. `sent` becomes `Maybe` once the request is handed to a
-    /// connection, and `No` again when that connection could not be made.
-    // One request's parts and its bookkeeping, each distinct; a struct for them would only be
-    // unpacked again here.
-    #[allow(clippy::too_many_arguments)]
+    /// One request within `deadline`: the one place every attempt goes through (its id, its
+    /// log record, its outcome). `sent` becomes `Maybe` once the request is handed to a
+    /// connection, and `No` again when that connection could not be made. Its error carries
+    /// the service's request id when an answer came with one, else the id sent.
     async fn attempt(
         &self,
         http: &reqwest::Client,
-        method: Method,
-        url: Url,
-        body: Option<Vec<u8>>,
+        Attempt { method, url, body, number: attempt }: Attempt,
         deadline: Instant,
         sent: &mut Sent,
-        attempt: u32,
+        ids: &CallIds,
     ) -> Result<Reply> {
         let (method_name, path) = (method.to_string(), url.path().to_owned());
+        let sent_id = ids.attempt(attempt);
         let mut request = http
             .request(method, url)
             .header(AUTHORIZATION, self.settings.authorization.clone())
-            .header(ACCEPT, "application/json");
+            .header(ACCEPT, "application/json")
+            .header(request_id::HEADER, &sent_id);
+        let mut answered_id = None;
         if let Some(body) = body {
             request = request.header(CONTENT_TYPE, "application/json").body(body);
         }
@@ -238,15 +245,22 @@ impl Transport {
                 transport_error(error)
             })?;
             let status = response.status();
+            answered_id = response.headers().get(request_id::HEADER).and_then(request_id::from_service);
             let retry_after_seconds = retry_after(&response);
             let body = read_capped(response, status).await?;
             // The connection goes back to the pool on its own task once its answer is read: let
             // it run before the permit is let go, so the next caller finds it idle rather than
             // opening another connection.
             tokio::task::yield_now().await;
-            Ok(Reply { status: status.as_u16(), retry_after_seconds, body })
+            Ok(Reply { status: status.as_u16(), retry_after_seconds, body, request_id: String::new() })
         };
-        let outcome = tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout));
+        let outcome =
+            tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout { request_id: None }));
+        let quoted = answered_id.unwrap_or_else(|| sent_id.clone());
+        let outcome = match outcome {
+            Ok(reply) => Ok(Reply { request_id: quoted, ..reply }),
+            Err(error) => Err(error.with_request_id(Some(&quoted))),
+        };
         // Paths carry references only; headers (the key) and bodies (phone numbers) are never logged.
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let (operation, reference) = operation_of(&path);
@@ -256,11 +270,21 @@ impl Transport {
             reference = reference.as_deref(),
             http_status = outcome.as_ref().ok().map(|reply| reply.status),
             attempt = attempt,
-            duration_ms = duration_ms;
+            duration_ms = duration_ms,
+            request_id = sent_id.as_str();
             "{method_name} {path} -> {} in {duration_ms} ms", outcome_text(&outcome)
         );
         outcome
     }
+}
+
+/// What one attempt sends.
+struct Attempt {
+    method: Method,
+    url: Url,
+    body: Option<Vec<u8>>,
+    /// 1 for the first.
+    number: u32,
 }
 
 async fn read_capped(mut response: reqwest::Response, status: StatusCode) -> Result<Vec<u8>> {
@@ -330,7 +354,11 @@ fn jitter_seeded(inherited: u64, pid: u32) -> fastrand::Rng {
 }
 
 fn transport_error(error: reqwest::Error) -> SikaError {
-    if error.is_timeout() { SikaError::Timeout } else { SikaError::Network { reason: describe(&error.without_url()) } }
+    if error.is_timeout() {
+        SikaError::Timeout { request_id: None }
+    } else {
+        SikaError::Network { reason: describe(&error.without_url()), request_id: None }
+    }
 }
 
 /// The error and its causes on one line, without the URL (the caller knows it).

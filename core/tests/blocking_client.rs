@@ -30,8 +30,8 @@ fn b19_every_operation_works_without_async() {
         })
         .expect("charge");
     assert_eq!(response.status, Some(true));
-    assert_eq!(client.verify_transaction("NOPE").map(|_| ()), Err(SikaError::TransactionNotFound));
-    assert_eq!(client.list_mobile_money_providers(Some("NG")), Err(SikaError::NoProvidersFound));
+    assert!(matches!(client.verify_transaction("NOPE").map(|_| ()), Err(SikaError::TransactionNotFound { .. })));
+    assert!(matches!(client.list_mobile_money_providers(Some("NG")), Err(SikaError::NoProvidersFound { .. })));
 }
 
 #[test]

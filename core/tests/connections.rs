@@ -103,7 +103,7 @@ fn b74_a_charge_that_never_got_a_connection_is_a_timeout_and_was_never_sent() {
             client.with_options(CallOptions { timeout_ms: Some(300), ..CallOptions::default() }).expect("view");
         let started = Instant::now();
         let outcome = impatient.initiate_charge(&charge("B74-WAITED", "+233244125678")).await;
-        assert!(matches!(outcome, Err(SikaError::Timeout)), "{outcome:?}");
+        assert!(matches!(outcome, Err(SikaError::Timeout { .. })), "{outcome:?}");
         assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
         holder.abort();
     });
@@ -273,7 +273,7 @@ fn b76_with_options_shares_the_connection_and_keeps_its_own_timeout() {
     sandbox.fault("/transaction/verify", "delay", 2, json!({"delay_ms": 1_500}));
     let started = Instant::now();
     let outcome = quick.verify_transaction("B76-SEEDED");
-    assert!(matches!(outcome, Err(SikaError::Timeout)), "{outcome:?}");
+    assert!(matches!(outcome, Err(SikaError::Timeout { .. })), "{outcome:?}");
     assert!(started.elapsed() < Duration::from_millis(1_400), "the view's 300 ms: {:?}", started.elapsed());
     client.verify_transaction("B76-SEEDED").expect("the client's own 10 s budget outlasts the delay");
 

@@ -87,12 +87,12 @@ fn charge_json(c: &ChargeResponse) -> Value {
 /// Compares an error with `{"kind": ..., optional "http_status", "message"}`.
 fn check_error(name: &str, error: &SikaError, expected: &Value) {
     let (kind, http_status, message) = match error {
-        SikaError::Unauthorized => ("Unauthorized", None, None),
-        SikaError::InvalidCountryCode => ("InvalidCountryCode", None, None),
-        SikaError::NoProvidersFound => ("NoProvidersFound", None, None),
-        SikaError::TransactionNotFound => ("TransactionNotFound", None, None),
-        SikaError::InvalidReference => ("InvalidReference", None, None),
-        SikaError::Api { http_status, message } => ("Api", Some(*http_status), Some(message.as_str())),
+        SikaError::Unauthorized { .. } => ("Unauthorized", None, None),
+        SikaError::InvalidCountryCode { .. } => ("InvalidCountryCode", None, None),
+        SikaError::NoProvidersFound { .. } => ("NoProvidersFound", None, None),
+        SikaError::TransactionNotFound { .. } => ("TransactionNotFound", None, None),
+        SikaError::InvalidReference { .. } => ("InvalidReference", None, None),
+        SikaError::Api { http_status, message, .. } => ("Api", Some(*http_status), Some(message.as_str())),
         SikaError::RateLimited { .. } => ("RateLimited", None, None),
         SikaError::UnexpectedResponse { http_status, .. } => ("UnexpectedResponse", Some(*http_status), None),
         other => panic!("{name}: unexpected error kind {other:?}"),

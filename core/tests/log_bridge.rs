@@ -76,6 +76,10 @@ fn b41_the_hosts_sink_follows_its_level_and_never_sees_the_key_or_a_phone_number
         (Some("verify_transaction"), Some("LOG-B41"), Some(503), Some(1)),
         "{records:?}"
     );
+    // B207: the retry's record names the failed attempt's id, the first the sandbox received.
+    let first = sandbox.requests().first().and_then(|r| r["request_id"].as_str().map(str::to_owned));
+    assert!(first.as_deref().is_some_and(|id| id.starts_with("sika_") && id.ends_with("_1")), "{first:?}");
+    assert_eq!(warnings[0].request_id, first, "{records:?}");
 
     // DEBUG at runtime: one line per request, and the charge's INFO line with the phone masked.
     set_log_sink_level(Some(LogLevel::Debug));
@@ -106,6 +110,13 @@ fn b41_the_hosts_sink_follows_its_level_and_never_sees_the_key_or_a_phone_number
         "{verify:?}"
     );
     assert!(verify.duration_ms.is_some_and(|ms| verify.message.ends_with(&format!(" in {ms} ms"))), "{verify:?}");
+    // B207: the record names the request id the service received, as a field of its own.
+    let received: Vec<String> =
+        sandbox.requests().iter().filter_map(|r| r["request_id"].as_str().map(str::to_owned)).collect();
+    assert!(
+        verify.request_id.as_ref().is_some_and(|id| id.starts_with("sika_") && received.contains(id)),
+        "{verify:?} {received:?}"
+    );
     let info = with_level(&records, LogLevel::Info);
     assert_eq!(info.len(), 1, "{records:?}");
     assert_eq!(info[0].target, "sika.client");

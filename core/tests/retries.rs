@@ -20,7 +20,7 @@ async fn b29_a_retry_after_over_ten_seconds_is_not_waited_for() {
     sandbox.fault("/transaction/verify", "status", 1, json!({ "status": 429, "retry_after": 11 }));
     let started = Instant::now();
     let result = Client::new(config).expect("client").verify_transaction("RL-2").await;
-    assert_eq!(result.map(|_| ()), Err(SikaError::RateLimited { retry_after_seconds: Some(11) }));
+    assert!(matches!(result, Err(SikaError::RateLimited { retry_after_seconds: Some(11), .. })), "{result:?}");
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
 }
 
@@ -49,7 +49,8 @@ async fn b26_the_timeout_bounds_the_whole_call_including_slow_answers() {
             json!(if kind == "delay" { json!({ "delay_ms": 5000 }) } else { json!({}) }),
         );
         let started = Instant::now();
-        assert_eq!(client.verify_transaction("SLOW-1").await.map(|_| ()), Err(SikaError::Timeout), "{kind}");
+        let outcome = client.verify_transaction("SLOW-1").await.map(|_| ());
+        assert!(matches!(outcome, Err(SikaError::Timeout { .. })), "{kind}: {outcome:?}");
         assert!(started.elapsed() < Duration::from_millis(1500), "{kind}: {:?}", started.elapsed());
     }
 }

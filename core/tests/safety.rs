@@ -52,7 +52,10 @@ async fn b23_await_final_status_times_out_on_a_customer_who_never_answers() {
     client.initiate_charge(&charge("WAIT-3333", "+233244123333")).await.expect("charge");
     let options = AwaitOptions { timeout_ms: 600, ..fast_await() };
     let started = std::time::Instant::now();
-    assert_eq!(client.await_final_status("WAIT-3333", &options).await.map(|_| ()), Err(SikaError::Timeout));
+    assert!(matches!(
+        client.await_final_status("WAIT-3333", &options).await.map(|_| ()),
+        Err(SikaError::Timeout { .. })
+    ));
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
 }
 
@@ -135,7 +138,7 @@ async fn b36_an_answer_about_another_reference_is_never_a_transaction_of_this_on
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     let names_both = |error: &SikaError| {
-        matches!(error, SikaError::UnexpectedResponse { http_status: 200, reason }
+        matches!(error, SikaError::UnexpectedResponse { http_status: 200, reason, .. }
             if reason.contains("`ORDER-B`") && reason.contains("`ORDER-A`"))
     };
 

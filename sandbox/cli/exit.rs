@@ -23,15 +23,15 @@ pub const INTERRUPTED: u8 = 130;
 /// The code of each error kind of the SDK: 10 to 23.
 pub fn for_error(error: &SikaError) -> u8 {
     match error {
-        SikaError::Unauthorized => 10,
-        SikaError::InvalidCountryCode => 11,
-        SikaError::NoProvidersFound => 12,
-        SikaError::TransactionNotFound => 13,
-        SikaError::InvalidReference => 14,
+        SikaError::Unauthorized { .. } => 10,
+        SikaError::InvalidCountryCode { .. } => 11,
+        SikaError::NoProvidersFound { .. } => 12,
+        SikaError::TransactionNotFound { .. } => 13,
+        SikaError::InvalidReference { .. } => 14,
         SikaError::InvalidInput { .. } => 15,
         SikaError::Api { .. } => 16,
         SikaError::RateLimited { .. } => 17,
-        SikaError::Timeout => 18,
+        SikaError::Timeout { .. } => 18,
         SikaError::Network { .. } => 19,
         SikaError::UnexpectedResponse { .. } => 20,
         SikaError::ChargeOutcomeUnknown { .. } => 21,

@@ -173,7 +173,7 @@ pub async fn await_final(global: &Global, reference: &str, mut options: AwaitOpt
             Ok(if transaction.status == TransactionStatus::Successful { exit::OK } else { exit::NOT_PAID })
         }
         // The deadline passed with the transaction still pending.
-        Err(SikaError::Timeout) => {
+        Err(SikaError::Timeout { .. }) => {
             eprintln!("sika: {reference} is still pending after {} s", started.elapsed().as_secs());
             Ok(exit::NOT_YET)
         }

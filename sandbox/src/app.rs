@@ -58,6 +58,11 @@ async fn log_request(State(state): State<AppState>, request: Request, next: Next
             path: uri.path().to_owned(),
             query: uri.query().map(str::to_owned),
             authorized: state.is_authorized(request.headers()),
+            request_id: request
+                .headers()
+                .get(request_id::HEADER)
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()),
+            answered_request_id: request_id::of(&request),
         });
     }
     next.run(request).await

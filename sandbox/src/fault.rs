@@ -23,6 +23,7 @@
 //! | `close_after_answer` | the normal answer (no `Connection: close`), then the connection closed (FIN), as a proxy's keep-alive timeout closes an idle connection | yes |
 //! | `non_utf8` | a 200 `application/json` body with bytes that are not UTF-8 | no |
 //! | `echo_key` | `body` with `{key}` replaced by the request's bearer key and `{key_tail}` by that key without its first 3 characters (B50) | no |
+//! | `request_id` | the normal answer with `X-Request-Id: request_id` instead of the sandbox's own id; in the text `{key}` is replaced by the request's bearer key and `{long}` by `long_chars` (at most 64 Mi) letters `x`; any character but CR, LF and NUL..US other than tab (sent as UTF-8 bytes): a hostile request id (B206) | yes |
 //! | `long_text` | HTTP `status` (default 200) with `body` whose `{long}` is replaced by `long_chars` (at most 64 Mi) letters `x`: a service text of any length (B64) | no |
 
 use std::sync::Arc;
@@ -115,6 +116,8 @@ enum Kind {
     /// whole or cut, into its text (behaviour B50).
     EchoKey(Canned),
     CloseAfterAnswer,
+    /// The real answer with this `X-Request-Id` (`{key}` replaced at answer time).
+    RequestId(String),
 }
 
 /// Fields every fault may have.
@@ -135,6 +138,7 @@ fn options_of(kind: &str) -> Option<&'static [&'static str]> {
         "duplicate_keys" => &["first", "second"],
         "echo_key" => &["status", "body", "content_type"],
         "long_text" => &["status", "body", "long_chars", "content_type"],
+        "request_id" => &["request_id", "long_chars"],
         _ => return None,
     })
 }
@@ -364,6 +368,16 @@ impl Fault {
                 first: fields.string("first")?.unwrap_or_else(|| "failed".to_owned()),
                 second: fields.string("second")?.unwrap_or_else(|| "successful".to_owned()),
             },
+            "request_id" => {
+                let template = fields.string("request_id")?.ok_or("request_id is required")?;
+                let chars = fields.integer("long_chars", 0, MAX_LONG_CHARS)?.unwrap_or(0);
+                let long = "x".repeat(usize::try_from(chars).map_err(|_| "long_chars is too large")?);
+                let text = template.replace("{long}", &long);
+                if HeaderValue::from_bytes(text.replace("{key}", "k").as_bytes()).is_err() {
+                    return Err("request_id cannot be sent as a header value".to_owned());
+                }
+                Kind::RequestId(text)
+            }
             "non_utf8" => Kind::NonUtf8,
             "close_after_answer" => Kind::CloseAfterAnswer,
             _ => return Err(format!("Unknown kind {kind:?}")),
@@ -404,6 +418,14 @@ async fn apply(fault: &Fault, request: Request, next: Next) -> Response {
     match &fault.kind {
         Kind::Status(answer) | Kind::Body(answer) => canned(answer),
         Kind::EchoKey(answer) => canned(&echo_key(answer, &request)),
+        Kind::RequestId(text) => {
+            let text = text.replace("{key}", bearer_key(&request));
+            let mut response = next.run(request).await;
+            if let Ok(value) = HeaderValue::from_bytes(text.as_bytes()) {
+                response.headers_mut().insert(crate::request_id::HEADER, value);
+            }
+            response
+        }
         Kind::Delay(delay) => {
             tokio::time::sleep(*delay).await;
             next.run(request).await
@@ -466,13 +488,18 @@ async fn apply(fault: &Fault, request: Request, next: Next) -> Response {
     }
 }
 
-fn echo_key(answer: &Canned, request: &Request) -> Canned {
-    let key = request
+/// The request's bearer key, or empty.
+fn bearer_key(request: &Request) -> &str {
+    request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+fn echo_key(answer: &Canned, request: &Request) -> Canned {
+    let key = bearer_key(request);
     let tail: String = key.chars().skip(3).collect();
     let body = String::from_utf8_lossy(&answer.body).replace("{key_tail}", &tail).replace("{key}", key);
     Canned { body: Bytes::from(body), ..answer.clone() }

@@ -19,11 +19,22 @@ fn next_id() -> String {
     format!("req_{:x}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// Stamps the answer (faulted ones too: a proxy in front would still see the service's id).
-pub async fn stamp(request: Request, next: Next) -> Response {
+/// The id a request is answered with, kept in its extensions for the request log.
+#[derive(Debug, Clone)]
+struct Answered(String);
+
+/// The id `request` will be answered with (empty outside [`stamp`]).
+pub fn of(request: &Request) -> String {
+    request.extensions().get::<Answered>().map(|Answered(id)| id.clone()).unwrap_or_default()
+}
+
+/// Stamps the answer (faulted ones too: a proxy in front would still see the service's id),
+/// unless it has an id already: the `request_id` fault's, a hostile service's.
+pub async fn stamp(mut request: Request, next: Next) -> Response {
     let id = next_id();
+    request.extensions_mut().insert(Answered(id.clone()));
     let mut response = next.run(request).await;
-    if let Ok(value) = HeaderValue::from_str(&id) {
+    if let (false, Ok(value)) = (response.headers().contains_key(HEADER), HeaderValue::from_str(&id)) {
         response.headers_mut().insert(HEADER, value);
     }
     response

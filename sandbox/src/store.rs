@@ -25,6 +25,10 @@ pub struct LoggedRequest {
     pub path: String,
     pub query: Option<String>,
     pub authorized: bool,
+    /// The `X-Request-Id` the client sent (as text, invalid UTF-8 replaced), or null.
+    pub request_id: Option<String>,
+    /// The `X-Request-Id` the sandbox answered with (a `request_id` fault may send another).
+    pub answered_request_id: String,
 }
 
 /// One attempted webhook delivery.

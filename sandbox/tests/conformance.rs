@@ -579,18 +579,25 @@ async fn request_log_records_what_arrived() {
     sandbox.get("/unknown?q").await;
     // Control requests are not logged.
     sandbox.webhooks().await;
-    let log = sandbox.control(Method::GET, "/__sandbox/requests", None).await;
+    let mut log = sandbox.control(Method::GET, "/__sandbox/requests", None).await;
     assert_eq!(log.status, 200);
     assert_eq!(log.json["message"], "ok");
+    // Each answer's own id (B200), all different; then the rest compared exactly.
+    let mut answered = std::collections::HashSet::new();
+    for entry in log.json["data"].as_array_mut().expect("entries") {
+        let id = entry.as_object_mut().and_then(|e| e.remove("answered_request_id")).expect("answered_request_id");
+        assert!(id.as_str().is_some_and(|id| id.starts_with("req_")), "{id}");
+        assert!(answered.insert(id.to_string()), "{id} twice");
+    }
     assert_eq!(
         log.json["data"],
         json!([
-            {"method": "GET", "path": "/mobile-money-providers", "query": "country=gh&x=%20y", "authorized": true},
-            {"method": "GET", "path": "/bank", "query": null, "authorized": false},
-            {"method": "GET", "path": "/bank", "query": null, "authorized": false},
-            {"method": "GET", "path": "/transaction/verify/a%2Fb", "query": null, "authorized": true},
-            {"method": "POST", "path": "/charge", "query": null, "authorized": true},
-            {"method": "GET", "path": "/unknown", "query": "q", "authorized": true},
+            {"method": "GET", "path": "/mobile-money-providers", "query": "country=gh&x=%20y", "authorized": true, "request_id": null},
+            {"method": "GET", "path": "/bank", "query": null, "authorized": false, "request_id": null},
+            {"method": "GET", "path": "/bank", "query": null, "authorized": false, "request_id": null},
+            {"method": "GET", "path": "/transaction/verify/a%2Fb", "query": null, "authorized": true, "request_id": null},
+            {"method": "POST", "path": "/charge", "query": null, "authorized": true, "request_id": null},
+            {"method": "GET", "path": "/unknown", "query": "q", "authorized": true, "request_id": null},
         ])
     );
     let cleared = sandbox.control(Method::DELETE, "/__sandbox/requests", None).await;
@@ -719,4 +726,20 @@ async fn exits_cleanly_on_sigterm_and_sigint() {
         let status = sandbox.wait_exit(Duration::from_secs(10));
         assert!(status.is_some_and(|s| s.success()), "{signal}: expected a clean exit, got {status:?}");
     }
+}
+
+/// B201: the request log shows the `X-Request-Id` a client sent and the one it was answered with.
+#[tokio::test]
+async fn b201_the_request_log_records_the_request_ids() {
+    let sandbox = Sandbox::start();
+    let response = reqwest::Client::new()
+        .get(format!("{}/bank", sandbox.url))
+        .header("X-Request-Id", "sika_test_1")
+        .send()
+        .await
+        .expect("request");
+    let answered = response.headers()["x-request-id"].to_str().expect("text").to_owned();
+    let log = sandbox.control(Method::GET, "/__sandbox/requests", None).await;
+    assert_eq!(log.json["data"][0]["request_id"], "sika_test_1");
+    assert_eq!(log.json["data"][0]["answered_request_id"], answered.as_str());
 }

@@ -58,7 +58,7 @@ async def test_b64_a_7_mb_service_message_gives_an_exception_of_bounded_size(san
     assert len(str(error)) <= FAULTS["max_message_chars"], len(str(error))
     assert len(repr(error)) <= 2 * FAULTS["max_message_chars"], len(repr(error))
     assert len(error.service_message) <= FAULTS["max_message_chars"], len(error.service_message)
-    assert str(error).endswith("[cut: 7000000 characters in all]"), str(error)[-80:]
+    assert "[cut: 7000000 characters in all]" in str(error), str(error)[-80:]
 
 
 async def test_b64_a_webhook_decision_reason_is_bounded(sandbox, make_client):

@@ -199,6 +199,8 @@ async def test_b85_records_carry_their_facts_as_attributes(sandbox, make_client,
     assert isinstance(line.duration_ms, int) and line.getMessage().endswith(f" in {line.duration_ms} ms")
     assert line.dropped is None
     assert line.name == "sika.transport" and line.levelno == logging.DEBUG
+    # B207: the id the sandbox received, as an attribute of its own.
+    assert line.request_id == sandbox.requests()[-1]["request_id"] and line.request_id.endswith("_1")
 
 
 async def test_b85_investigate_and_reject_are_logged_at_warning(sandbox, make_client, sika_at_debug):

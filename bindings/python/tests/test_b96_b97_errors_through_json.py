@@ -16,7 +16,7 @@ from support import charge
 
 # A value of each field's type, by name (the generated `__init__`s are not annotated).
 SAMPLE = {"field": "amount", "reason": "B96 sample", "http_status": 409, "service_message": "Duplicate",
-          "retry_after_seconds": 7, "reference": "B96-REF"}
+          "retry_after_seconds": 7, "reference": "B96-REF", "request_id": "req_b96_sample"}
 
 
 def variants() -> list[type]:
@@ -73,7 +73,7 @@ def test_b97_message_is_a_method_on_every_variant(variant):
 
 
 def test_b97_the_services_message_of_api_is_service_message():
-    error = sika.SikaError.Api(409, "Duplicate reference")
+    error = sika.SikaError.Api(409, "Duplicate reference", None)
     assert error.service_message == "Duplicate reference" and error.http_status == 409
     assert "Duplicate reference" in error.message() and "409" in error.message()
-    assert list(inspect.signature(sika.SikaError.Api).parameters) == ["http_status", "service_message"]
+    assert list(inspect.signature(sika.SikaError.Api).parameters) == ["http_status", "service_message", "request_id"]

@@ -319,7 +319,8 @@ def test_b98_celery_with_its_default_json_serializer_raises_charge_outcome_unkno
         deployment_sandbox.control("clear_faults")
     assert type(error) is sika.SikaError.ChargeOutcomeUnknown, repr(error)
     assert error.reference == "CEL-LOST" and error.reason, repr(error)
-    assert "CEL-LOST" in str(error) and error.args == (error.reference, error.reason)
+    assert "CEL-LOST" in str(error) and error.args == (error.reference, error.reason, error.request_id)
+    assert error.request_id.startswith("sika_"), repr(error)  # no answer came: the id Sika sent (ADR 0053)
     # The service took it: verifying the reference (in the worker too) tells what happened.
     verified_later = celery_deployment.caller.send_task("shop.verify", args=["CEL-LOST"])
     answer = outcome(verified_later, "verify CEL-LOST", time.monotonic() + BATCH_DEADLINE_S)

@@ -92,7 +92,7 @@ def error_samples():
     for variant in variants:
         names = list(inspect.signature(variant).parameters)
         built.append(variant(*(samples.get(name, f"{name} sample") for name in names)))
-    return built + [SikaError.RateLimited(None), SikaError("a bare error")]
+    return built + [SikaError.RateLimited(None, None), SikaError("a bare error")]
 
 
 def fields_of(error) -> dict:
@@ -126,9 +126,9 @@ def test_b38_printing_an_error_never_raises():
     odd = [
         SikaError("x"),
         SikaError(),
-        SikaError.Api("not a number", None),
+        SikaError.Api("not a number", None, 3),
         SikaError.InvalidInput(None, 3),
-        SikaError.RateLimited("soon"),
+        SikaError.RateLimited("soon", None),
     ]
     for error in odd:
         assert isinstance(str(error), str) and isinstance(repr(error), str)

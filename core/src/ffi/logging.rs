@@ -96,6 +96,10 @@ pub struct LogRecord {
     /// How long the request took, in milliseconds.
     #[uniffi(default = None)]
     pub duration_ms: Option<i64>,
+    /// The `X-Request-Id` Sika sent with the attempt (`sika_<call>_<attempt>`; ADR 0053), on
+    /// the records of requests and retries.
+    #[uniffi(default = None)]
+    pub request_id: Option<String>,
     /// Records dropped before this one because the host's handlers were too slow (the queue
     /// was full): set on the WARN record that reports them.
     #[uniffi(default = None)]
@@ -113,6 +117,7 @@ impl Default for LogRecord {
             http_status: None,
             attempt: None,
             duration_ms: None,
+            request_id: None,
             dropped: None,
         }
     }
@@ -450,6 +455,7 @@ impl<'kvs> log::kv::VisitSource<'kvs> for Fields<'_> {
             "http_status" => record.http_status = number.and_then(|n| i32::try_from(n).ok()),
             "attempt" => record.attempt = number.and_then(|n| i32::try_from(n).ok()),
             "duration_ms" => record.duration_ms = number,
+            "request_id" => record.request_id = text(),
             _ => {}
         }
         Ok(())

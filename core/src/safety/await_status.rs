@@ -92,7 +92,7 @@ impl Cancellation {
 /// charge not visible yet, `TransactionNotFound`, has its own bound: the grace, ADR 0023.)
 pub(crate) fn is_worth_retrying(error: &SikaError) -> bool {
     match error {
-        SikaError::Timeout | SikaError::Network { .. } | SikaError::RateLimited { .. } => true,
+        SikaError::Timeout { .. } | SikaError::Network { .. } | SikaError::RateLimited { .. } => true,
         SikaError::Api { http_status, .. } | SikaError::UnexpectedResponse { http_status, .. } => *http_status >= 500,
         _ => false,
     }

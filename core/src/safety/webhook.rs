@@ -250,8 +250,8 @@ pub(crate) fn decide(
 ) -> WebhookDecision {
     let transaction = match verified {
         Ok(transaction) => transaction,
-        Err(SikaError::TransactionNotFound) => return decide_not_found(not_found()),
-        Err(error @ (SikaError::InvalidReference | SikaError::InvalidInput { .. })) => {
+        Err(SikaError::TransactionNotFound { .. }) => return decide_not_found(not_found()),
+        Err(error @ (SikaError::InvalidReference { .. } | SikaError::InvalidInput { .. })) => {
             return WebhookDecision::Reject {
                 reason: format!("the reference does not verify ({error}): not a genuine notification"),
             };
@@ -389,13 +389,16 @@ mod tests {
     fn b22_verification_errors_decide_between_reject_and_retry() {
         let expected = ExpectedPayment { amount: "1".parse().expect("amount"), currency: "GHS".into() };
         let unasked = || -> NotFound { panic!("the grace is asked about a not-found only") };
-        assert!(matches!(decide(Err(SikaError::Timeout), "R", &expected, unasked), WebhookDecision::RetryLater { .. }));
         assert!(matches!(
-            decide(Err(SikaError::Unauthorized), "R", &expected, unasked),
+            decide(Err(SikaError::Timeout { request_id: None }), "R", &expected, unasked),
             WebhookDecision::RetryLater { .. }
         ));
         assert!(matches!(
-            decide(Err(SikaError::InvalidReference), "R", &expected, unasked),
+            decide(Err(SikaError::Unauthorized { request_id: None }), "R", &expected, unasked),
+            WebhookDecision::RetryLater { .. }
+        ));
+        assert!(matches!(
+            decide(Err(SikaError::InvalidReference { request_id: None }), "R", &expected, unasked),
             WebhookDecision::Reject { .. }
         ));
     }
@@ -405,7 +408,7 @@ mod tests {
         let expected = ExpectedPayment { amount: "1".parse().expect("amount"), currency: "GHS".into() };
         let grace = Duration::from_secs(300);
         let early = || NotFound::NotVisibleYet { since: Duration::from_secs(10), grace };
-        let decision = decide(Err(SikaError::TransactionNotFound), "R", &expected, early);
+        let decision = decide(Err(SikaError::TransactionNotFound { request_id: None }), "R", &expected, early);
         match &decision {
             WebhookDecision::RetryLater { reason } => {
                 assert!(
@@ -416,7 +419,9 @@ mod tests {
             other => panic!("expected RetryLater, got {other:?}"),
         }
         assert_eq!(decision.http_status(), 503);
-        let late = decide(Err(SikaError::TransactionNotFound), "R", &expected, || NotFound::Unknown { grace });
+        let late = decide(Err(SikaError::TransactionNotFound { request_id: None }), "R", &expected, || {
+            NotFound::Unknown { grace }
+        });
         assert!(matches!(late, WebhookDecision::Reject { ref reason } if reason.contains("still does not know")));
         assert_eq!(late.http_status(), 400);
     }

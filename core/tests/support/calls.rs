@@ -234,7 +234,7 @@ pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &
                 assert_eq!(status, &Value::from(*http_status), "{label}");
             }
             if let Some(hint) = expect.get("retry_after_seconds") {
-                let SikaError::RateLimited { retry_after_seconds } = error else { panic!("{label}: {error:?}") };
+                let SikaError::RateLimited { retry_after_seconds, .. } = error else { panic!("{label}: {error:?}") };
                 assert_eq!(hint, &Value::from(*retry_after_seconds), "{label}");
             }
             if let Some(part) = expect.get("message_contains") {

@@ -14,6 +14,7 @@ most once a second, and this module tells it at once after every level change ma
 Records reach the handlers on the SDK's logging thread (``sika-log``), never on a thread that
 makes a call (ADR 0044): a slow handler delays records, not calls. Each record carries its facts
 as attributes too (``operation``, ``reference``, ``http_status``, ``attempt``, ``duration_ms``,
+``request_id`` (the ``X-Request-Id`` sent with the attempt),
 ``dropped``; None when unknown), so a JSON formatter or structlog gets them without parsing the
 message. ``os.fork()`` waits until no record is in a handler, so a child never inherits a
 handler's lock (or its stream's) held by that thread.
@@ -100,6 +101,7 @@ class _Sink(LogSink):
                     "http_status": record.http_status,
                     "attempt": record.attempt,
                     "duration_ms": record.duration_ms,
+                    "request_id": record.request_id,
                     "dropped": record.dropped,
                 }
                 made = logger.makeRecord(

@@ -38,7 +38,7 @@ func run() async throws {
     do {
         let response = try await client.initiateCharge(request: request)
         print("   service said: \(response.message ?? "(no message)")")
-    } catch SikaError.ChargeOutcomeUnknown(let reference, let reason) {
+    } catch SikaError.ChargeOutcomeUnknown(let reference, let reason, _) {
         // The charge may have reached the service: never send it again; verifying tells.
         print("   outcome unknown (\(reason)): verifying \(reference) instead of charging again")
     }

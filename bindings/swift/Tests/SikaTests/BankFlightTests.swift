@@ -67,7 +67,7 @@ final class BankFlightTests: XCTestCase {
                        file: file, line: line)
         if let status = expected.httpStatus {
             let answers = outcomes.map { outcome -> String in
-                guard case .failure(let error as SikaError) = outcome, case .Api(let httpStatus, let message) = error else {
+                guard case .failure(let error as SikaError) = outcome, case .Api(let httpStatus, let message, _) = error else {
                     return "\(outcome)"
                 }
                 return "\(httpStatus) \(message)"

@@ -24,12 +24,12 @@ extension ClientTests {
 
     func testB19TheBlockingClientThrowsTheSameTypedErrors() throws {
         let blocking = try sandbox.blockingClient()
-        XCTAssertEqual(sikaError(blocking: { try blocking.listMobileMoneyProviders(country: "NG") }), .NoProvidersFound)
-        XCTAssertEqual(sikaError(blocking: { try blocking.listBanks(country: "ZZ") }), .InvalidCountryCode)
-        XCTAssertEqual(sikaError(blocking: { try blocking.verifyTransaction(reference: "NO-SUCH") }), .TransactionNotFound)
+        XCTAssertEqual(sikaError(blocking: { try blocking.listMobileMoneyProviders(country: "NG") })?.kind, "NoProvidersFound")
+        XCTAssertEqual(sikaError(blocking: { try blocking.listBanks(country: "ZZ") })?.kind, "InvalidCountryCode")
+        XCTAssertEqual(sikaError(blocking: { try blocking.verifyTransaction(reference: "NO-SUCH") })?.kind, "TransactionNotFound")
         let invalid = sikaError(blocking: { try blocking.verifyTransaction(reference: "..") })
         XCTAssertEqual(invalidField(invalid), "reference")
         let wrong = try BlockingClient(config: sandbox.config(key: "sk_test_canary_wrong_key"))
-        XCTAssertEqual(sikaError(blocking: { try wrong.listBanks() }), .Unauthorized)
+        XCTAssertEqual(sikaError(blocking: { try wrong.listBanks() })?.kind, "Unauthorized")
     }
 }

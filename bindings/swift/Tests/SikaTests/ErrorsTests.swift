@@ -38,7 +38,7 @@ final class ErrorsTests: XCTestCase {
                 XCTAssertFalse(shown.contains(wrongKey), shown)
             }
         }
-        guard case .InvalidInput(let field, _) = errors[1], case .Api(let status, let text) = errors[3] else {
+        guard case .InvalidInput(let field, _) = errors[1], case .Api(let status, let text, _) = errors[3] else {
             return XCTFail("unexpected kinds: \(errors)")
         }
         XCTAssertTrue(errors[1]!.message().contains(field), "names the field")

@@ -94,7 +94,7 @@ final class SafetyTests: XCTestCase {
         let error = await sikaError {
             try await self.client.awaitFinalStatus(reference: "WAIT-3333", options: self.fast(timeoutMs: 600))
         }
-        XCTAssertEqual(error, .Timeout)
+        XCTAssertEqual(error?.kind, "Timeout")
         XCTAssertLessThan(started.duration(to: .now), .seconds(3))
         assertNoKey(error as Any)
     }
@@ -275,7 +275,7 @@ final class SafetyTests: XCTestCase {
 
     /// An UnexpectedResponse of HTTP 200 whose reason names both ORDER-B and ORDER-A.
     private func assertNamesBoth(_ error: SikaError?, file: StaticString = #filePath, line: UInt = #line) {
-        guard case .UnexpectedResponse(let httpStatus, let reason)? = error else {
+        guard case .UnexpectedResponse(let httpStatus, let reason, _)? = error else {
             return XCTFail("expected UnexpectedResponse, got \(String(describing: error))", file: file, line: line)
         }
         XCTAssertEqual(httpStatus, 200, reason, file: file, line: line)

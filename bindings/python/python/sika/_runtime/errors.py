@@ -12,6 +12,10 @@ and RQ lost the error. The base class gets a `__reduce__` that rebuilds the vari
 fields, read by the names of its generated `__init__`'s parameters. And each variant's `args`
 are its fields in its constructor's order (issue 27, ADR 0043): `type(e)(*e.args)` rebuilds it,
 which is how Celery's default JSON result serializer, and others, bring an error back.
+
+`request_id` is a field of the variants that follow a request (ADR 0053); the base class
+gets `request_id = None`, so `error.request_id` reads on every variant (`None` on those no
+request preceded: `InvalidInput`, `Configuration`, `Cancelled`, `Storage`, `ClaimLost`).
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ def install(ffi: types.ModuleType, error_classes: typing.Iterable[str]) -> None:
             raise _shape.mismatch(f"`{name}` is not a bare Exception subclass")
         base.__str__ = _str  # type: ignore[method-assign, assignment]
         base.__reduce__ = _reduce  # type: ignore[method-assign, assignment]
+        base.request_id = None  # type: ignore[attr-defined]
         for variant in vars(base).values():
             if isinstance(variant, type) and issubclass(variant, base) and variant is not base:
                 _args_are_fields(variant)

@@ -255,7 +255,7 @@ func checkCallRow(
             XCTAssertTrue(same("http_status", parts.httpStatus.map { Int($0) }, status), label, file: file, line: line)
         }
         if let want = expect["retry_after_seconds"] as? Int {
-            guard case .RateLimited(let hint)? = failure else {
+            guard case .RateLimited(let hint, _)? = failure else {
                 return XCTFail("\(label): \(String(describing: failure))", file: file, line: line)
             }
             XCTAssertEqual(hint.map { Int($0) }, want, label, file: file, line: line)

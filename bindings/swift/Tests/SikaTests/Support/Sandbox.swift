@@ -77,6 +77,12 @@ final class Sandbox {
         try await control("requests", answer: [LoggedRequest].self)
     }
 
+    /// The request ids of the API requests received, oldest first: the `X-Request-Id` sent
+    /// (nil when none) and the one the sandbox answered with (B201).
+    func requestIds() async throws -> [LoggedRequestIds] {
+        try await control("requests", answer: [LoggedRequestIds].self)
+    }
+
     func clearRequests() async throws {
         try await control("clear_requests")
     }
@@ -157,6 +163,16 @@ final class Sandbox {
 }
 
 /// One entry of `GET /__sandbox/requests`: the path as on the wire (percent-encoded).
+struct LoggedRequestIds: Decodable {
+    let sent: String?
+    let answered: String
+
+    enum CodingKeys: String, CodingKey {
+        case sent = "request_id"
+        case answered = "answered_request_id"
+    }
+}
+
 struct LoggedRequest: Decodable, Equatable {
     let method: String
     let path: String

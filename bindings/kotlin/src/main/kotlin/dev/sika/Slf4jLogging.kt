@@ -14,7 +14,7 @@ import java.util.ServiceLoader
  *
  * Records arrive on the SDK's logging thread (`sika-log`), never on a thread that makes a call
  * (ADR 0044). Each record's facts are in the MDC while it is logged (`operation`, `reference`,
- * `http_status`, `attempt`, `duration_ms`, `dropped`; only those it has), so a JSON encoder
+ * `http_status`, `attempt`, `duration_ms`, `request_id`, `dropped`; only those it has), so a JSON encoder
  * (logstash-logback-encoder, Logback's JsonEncoder) writes them as fields of their own.
  *
  * Installed by the generated code as it loads the native library (the Kotlin patch
@@ -34,6 +34,7 @@ internal object Slf4jLogging : LogSink {
         record.httpStatus?.let { "http_status" to it.toString() },
         record.attempt?.let { "attempt" to it.toString() },
         record.durationMs?.let { "duration_ms" to it.toString() },
+        record.requestId?.let { "request_id" to it },
         record.dropped?.let { "dropped" to it.toString() },
     )
 

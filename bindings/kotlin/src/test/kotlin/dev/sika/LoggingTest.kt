@@ -212,6 +212,8 @@ class LoggingTest {
         assertEquals(listOf("verify_transaction", "LOG-KT-B85", "200", "1"), listOf("operation", "reference", "http_status", "attempt").map { mdc[it] }, "$mdc")
         assertTrue(line.formattedMessage.endsWith(" in ${mdc["duration_ms"]} ms"), "$mdc ${line.formattedMessage}")
         assertEquals(null, mdc["dropped"])
+        // B207: the request id the sandbox received, in the MDC.
+        assertEquals(sandbox.requests().last()["request_id"]!!.jsonPrimitive.content, mdc["request_id"], "$mdc")
         // The blocking call ran on this thread; its record came on the SDK's logging thread
         // (which JNA names as it attaches it).
         assertNotEquals(Thread.currentThread().name, line.threadName, "delivered on the calling thread")
