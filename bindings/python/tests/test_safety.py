@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 import sika
-from support import charge, check_call_row, scenario_cases, scenario_rows, transaction_object
+from support import charge, check_call_row, scenario_cases, scenario_rows
 
 ORDER = sika.ExpectedPayment(amount=Decimal("25.00"), currency="GHS")
 FAST = dict(initial_delay_ms=50, interval_ms=50, max_interval_ms=200)
