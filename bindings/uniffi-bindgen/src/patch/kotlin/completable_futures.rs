@@ -47,11 +47,23 @@ pub fn patch(text: String) -> Result<String, String> {
         twins += methods.len();
         hidden.extend(methods.iter().map(|m| m.name.to_owned()));
     }
+    // Two objects may share a method's name (`AsyncClient` and `Ledger` both `handleWebhook`):
+    // each name is hidden once per interface that declares it.
+    let mut declared_by = std::collections::BTreeMap::<&str, usize>::new();
     for name in &hidden {
+        *declared_by.entry(name.as_str()).or_default() += 1;
+    }
+    for (name, interfaces) in declared_by {
         // Java sees the twin only: the declaration in the interface and its override.
         for declaration in [format!("    suspend fun `{name}`("), format!("    override suspend fun `{name}`(")] {
             let what = format!("`{}`", declaration.trim_start());
-            patched = replace_exactly(&patched, &declaration, &format!("    @JvmSynthetic\n{declaration}"), 1, &what)?;
+            patched = replace_exactly(
+                &patched,
+                &declaration,
+                &format!("    @JvmSynthetic\n{declaration}"),
+                interfaces,
+                &what,
+            )?;
         }
     }
     if twins == 0 {
@@ -177,5 +189,19 @@ mod tests {
         assert!(patch(generated.replace("override suspend fun `get`", "override suspend fun `got`")).is_err());
         assert!(patch(generated.replace("suspend fun", "fun")).is_err());
         assert!(patch(generated.replace("open class Client:", "class Client:")).is_err());
+    }
+
+    #[test]
+    fn b123_two_objects_sharing_a_method_name_both_hide_it() {
+        let object = |name: &str| {
+            format!(
+                "\npublic interface {name}Interface {{\n    suspend fun `handle`(`body`: kotlin.String): Decision\n    \n    companion object\n}}\n\nopen class {name}: Disposable, AutoCloseable, {name}Interface\n{{\n    override suspend fun `handle`(`body`: kotlin.String) : Decision {{\n    }}\n}}\n"
+            )
+        };
+        let generated = format!("\nimport java.nio.ByteBuffer\n{}{}", object("Client"), object("Ledger"));
+        let patched = patch(generated).unwrap();
+        assert_eq!(patched.matches("    @JvmSynthetic\n    suspend fun `handle`(").count(), 2, "{patched}");
+        assert_eq!(patched.matches("    @JvmSynthetic\n    override suspend fun `handle`(").count(), 2, "{patched}");
+        assert_eq!(patched.matches("fun `handleAsync`(").count(), 2, "{patched}");
     }
 }
