@@ -319,9 +319,9 @@ func checkCallRow(
             XCTAssertEqual(hint.map { Int($0) }, want, label, file: file, line: line)
         }
         // A text, or a list of texts each in the message.
-        let parts = expect["message_contains"].map { $0 as? [String] ?? [$0 as? String ?? "?"] } ?? []
+        let texts = expect["message_contains"].map { $0 as? [String] ?? [$0 as? String ?? "?"] } ?? []
         let message = failure.map { "\($0)" } ?? ""
-        for part in parts {
+        for part in texts {
             XCTAssertTrue(message.contains(part), "\(label): \(message)", file: file, line: line)
         }
     } else {
