@@ -71,21 +71,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn b20_five_countries_and_nigeria_has_banks_only() {
-        let all = countries();
-        let codes: Vec<_> = all.iter().map(|c| c.code.as_str()).collect();
-        assert_eq!(codes, ["GH", "KE", "UG", "TZ", "NG"]);
-        let nigeria = all.iter().find(|c| c.code == "NG").expect("NG");
-        assert!(!nigeria.mobile_money);
-        assert_eq!(nigeria.bank_account_type, BankAccountType::Nuban);
-        assert!(
-            all.iter()
-                .filter(|c| c.code != "NG")
-                .all(|c| c.mobile_money && c.bank_account_type == BankAccountType::AccountNumber)
-        );
-    }
-
-    #[test]
     fn b20_only_mobile_money_currencies_can_be_charged() {
         for currency in ["GHS", "KES", "UGX", "TZS"] {
             assert!(is_mobile_money_currency(currency));

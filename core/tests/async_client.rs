@@ -16,6 +16,28 @@ async fn b02_providers_default_to_ghana_without_sending_a_country() {
 }
 
 #[tokio::test]
+async fn b20_the_country_table_has_five_countries_and_nigeria_banks_only() {
+    calls::run_scenario("b20_countries.json").await;
+}
+
+/// A row with a key outside the vocabulary (here `sentt`, a typo of `sent`) fails the runner
+/// before any call, rather than pass without checking what it meant to.
+#[test]
+fn b170_the_scenario_runner_refuses_an_unknown_key() {
+    let good =
+        serde_json::json!({"operation": "countries", "input": {}, "expect": {"count": 5, "sent": []}, "note": "good"});
+    calls::check_keys(&good, "good");
+    for typo in [
+        serde_json::json!({"operation": "countries", "input": {}, "expect": {"count": 5, "sentt": []}}),
+        serde_json::json!({"operation": "countries", "input": {"refrence": "R"}, "expect": {"sent": []}}),
+        serde_json::json!({"operation": "countries", "input": {}, "expect": {"sent": []}, "notes": "x"}),
+    ] {
+        let refused = std::panic::catch_unwind(|| calls::check_keys(&typo, "typo"));
+        assert!(refused.is_err(), "the runner accepted {typo}");
+    }
+}
+
+#[tokio::test]
 async fn b03_providers_per_country_are_sent_upper_case() {
     calls::run_scenario("b03_providers_per_country.json").await;
 }

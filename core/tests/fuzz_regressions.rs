@@ -106,7 +106,7 @@ fn replay(inputs: &[PathBuf], targets: &[Target]) -> Vec<String> {
 }
 
 #[test]
-fn every_saved_fuzz_input_replays_without_a_panic() {
+fn b177_every_saved_fuzz_input_replays_without_a_panic() {
     let inputs = inputs();
     assert!(!inputs.is_empty(), "tests/fixtures/fuzz holds no input (its seeds were lost)");
     let failures = replay(&inputs, &TARGETS);
@@ -115,7 +115,7 @@ fn every_saved_fuzz_input_replays_without_a_panic() {
 
 /// The replay itself can fail: a target that panics, or an input naming no target, is reported.
 #[test]
-fn the_replay_reports_panics_and_unknown_targets() {
+fn b177_the_replay_reports_panics_and_unknown_targets() {
     let inputs = inputs();
     let panicking: [Target; 1] = [("decode_transaction", |_| {
         panic!("a planted panic (expected by the_replay_reports_panics_and_unknown_targets)")
@@ -130,7 +130,7 @@ fn the_replay_reports_panics_and_unknown_targets() {
 }
 
 #[test]
-fn the_replay_knows_every_fuzz_target() {
+fn b177_the_replay_knows_every_fuzz_target() {
     let dir = root().join("core/fuzz/fuzz_targets");
     let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -147,7 +147,7 @@ fn decoded_status(seed: &str) -> Result<TransactionStatus, String> {
 }
 
 #[test]
-fn the_seeds_decode_as_json_reads_them() {
+fn b177_the_seeds_decode_as_json_reads_them() {
     // `"successfu\u006c"` is the JSON string "successful": paid.
     assert_eq!(decoded_status("decode_transaction-seed-escaped-successful"), Ok(TransactionStatus::Successful));
     // `"succes\u0073"` is "success", the documented mistake: not paid.

@@ -5,19 +5,8 @@ mod support;
 
 use std::time::Duration;
 
-use sika_core::{
-    Amount, AwaitOptions, Cancellation, Client, ClientConfig, ExpectedPayment, SikaError, TransactionStatus,
-    WebhookDecision,
-};
+use sika_core::{AwaitOptions, Cancellation, Client, ClientConfig, SikaError, TransactionStatus};
 use support::{Sandbox, calls, charge, transaction_object};
-
-fn expected(amount: &str, currency: &str) -> ExpectedPayment {
-    ExpectedPayment { amount: amount.parse::<Amount>().expect("amount"), currency: currency.into() }
-}
-
-fn notification(reference: &str) -> Vec<u8> {
-    format!(r#"{{"event":"charge.success","data":{{"reference":"{reference}"}}}}"#).into_bytes()
-}
 
 fn fast_await() -> AwaitOptions {
     AwaitOptions { initial_delay_ms: 50, interval_ms: 50, max_interval_ms: 200, timeout_ms: 5000, cancellation: None }
@@ -122,50 +111,25 @@ async fn b25_a_charge_that_cannot_connect_was_not_sent() {
     assert!(matches!(result, Err(SikaError::Network { .. })), "{result:?}");
 }
 
-/// The service's answer to verifying `requested`, but about `answered`: a successful
-/// transaction of the same amount and currency, so only its reference is wrong.
-fn crossed_answer(sandbox: &Sandbox, requested: &str, answered: &str) {
-    let body = format!(
-        r#"{{"status":true,"message":"Verification successful","data":{}}}"#,
-        transaction_object(answered, "successful", "100.10")
-    );
-    let path = format!("/transaction/verify/{requested}");
-    sandbox.fault(&path, "body", 1, serde_json::json!({ "body": body }));
-}
-
 #[tokio::test]
 async fn b36_an_answer_about_another_reference_is_never_a_transaction_of_this_one() {
+    calls::run_scenario("b36_answer_about_another_reference.json").await;
+}
+
+/// The blocking client takes the same path (B19's shape; the async rows are the scenario file's):
+/// its verification answered about `ORDER-B` is `UnexpectedResponse` naming both references.
+#[test]
+fn b36_the_blocking_client_rejects_an_answer_about_another_reference() {
     let sandbox = Sandbox::start();
-    let client = sandbox.client();
-    let names_both = |error: &SikaError| {
-        matches!(error, SikaError::UnexpectedResponse { http_status: 200, reason, .. }
-            if reason.contains("`ORDER-B`") && reason.contains("`ORDER-A`"))
-    };
-
-    crossed_answer(&sandbox, "ORDER-A", "ORDER-B");
-    let verified = client.verify_transaction("ORDER-A").await;
-    assert!(verified.as_ref().is_err_and(names_both), "{verified:?}");
-
-    crossed_answer(&sandbox, "ORDER-A", "ORDER-B");
-    let checked = client.confirm_payment("ORDER-A", &expected("100.10", "GHS")).await;
-    assert!(checked.as_ref().is_err_and(names_both), "{checked:?}");
-
-    crossed_answer(&sandbox, "ORDER-A", "ORDER-B");
-    let waited = client.await_final_status("ORDER-A", &fast_await()).await;
-    assert!(waited.as_ref().is_err_and(names_both), "{waited:?}");
-
-    // A webhook whose verification comes back crossed is not decidable: the service delivers again.
-    crossed_answer(&sandbox, "ORDER-A", "ORDER-B");
-    let decision = client.handle_webhook(&notification("ORDER-A"), &expected("100.10", "GHS")).await.expect("decision");
-    assert!(
-        matches!(decision, WebhookDecision::RetryLater { ref reason } if reason.contains("`ORDER-B`")),
-        "{decision:?}"
+    let body = format!(
+        r#"{{"status":true,"message":"Verification successful","data":{}}}"#,
+        transaction_object("ORDER-B", "successful", "100.10")
     );
-
-    // The blocking client takes the same path.
-    crossed_answer(&sandbox, "ORDER-A", "ORDER-B");
-    // (on a thread of its own: a blocking client refuses to run inside an async runtime)
-    let blocking = std::thread::spawn(move || sandbox.blocking_client().verify_transaction("ORDER-A"));
-    let blocking = blocking.join().expect("joined");
-    assert!(blocking.as_ref().is_err_and(names_both), "{blocking:?}");
+    sandbox.fault("/transaction/verify/ORDER-A", "body", 1, serde_json::json!({ "body": body }));
+    let blocking = sandbox.blocking_client().verify_transaction("ORDER-A");
+    assert!(
+        matches!(&blocking, Err(SikaError::UnexpectedResponse { http_status: 200, reason, .. })
+            if reason.contains("`ORDER-B`") && reason.contains("`ORDER-A`")),
+        "{blocking:?}"
+    );
 }

@@ -119,7 +119,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn widths_ignore_colour() {
+    fn b86_table_widths_ignore_colour() {
         assert_eq!(visible_width(&paint_status("successful", true)), "successful".len());
         assert_eq!(render_row(&["a".into(), "bb".into()], &[3, 2]), "a    bb");
     }

@@ -189,14 +189,14 @@ mod tests {
     }
 
     #[test]
-    fn accepts_a_good_charge() {
+    fn b171_a_good_charge_is_accepted() {
         assert_eq!(check(GOOD), Ok(()));
         assert_eq!(check(&with("callback_url", "null")), Ok(()));
         assert_eq!(check(&with("currency", "\"KES\"").replace("\"MTN\"", "\"MPESA_KE\"")), Ok(()));
     }
 
     #[test]
-    fn names_the_bad_field() {
+    fn b171_a_bad_charge_names_its_field() {
         assert_eq!(check("nope"), Err("Invalid request body"));
         assert_eq!(check("[]"), Err("Invalid request body"));
         assert_eq!(check(&with("amount", "0")), Err("Invalid amount"));
@@ -212,7 +212,7 @@ mod tests {
     }
 
     #[test]
-    fn builds_exactly_the_spec_fields() {
+    fn b171_a_charge_builds_exactly_the_spec_fields() {
         let Ok(charge) = ValidCharge::from_body(GOOD.as_bytes()) else {
             panic!("good charge rejected");
         };

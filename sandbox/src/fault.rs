@@ -676,7 +676,7 @@ mod tests {
     }
 
     #[test]
-    fn base64_round_trips() {
+    fn b172_base64_round_trips() {
         assert_eq!(decode_base64("").as_deref(), Some(&b""[..]));
         assert_eq!(decode_base64("/w==").as_deref(), Some(&[0xff_u8][..]));
         assert_eq!(decode_base64("/w").as_deref(), Some(&[0xff_u8][..]));
@@ -689,7 +689,7 @@ mod tests {
     }
 
     #[test]
-    fn parses_and_rejects() {
+    fn b172_faults_parse_and_bad_ones_are_rejected() {
         assert!(parse(r#"{"path":"/bank","kind":"status","status":503,"retry_after":7}"#).is_ok());
         assert!(parse(r#"{"path":"/bank","kind":"status","retry_after":"soon"}"#).is_ok());
         assert!(parse(r#"{"path":"/bank","kind":"status","content_type":null}"#).is_ok());
@@ -739,7 +739,7 @@ mod tests {
     }
 
     #[test]
-    fn matching() {
+    fn b172_a_fault_matches_its_path_prefix() {
         let Ok(fault) = parse(r#"{"path":"/transaction/verify","method":"get","kind":"reset"}"#) else {
             panic!("valid fault rejected");
         };
@@ -753,7 +753,7 @@ mod tests {
     }
 
     #[test]
-    fn deep_json_shapes() {
+    fn b172_deep_json_shapes() {
         assert_eq!(
             String::from_utf8(deep_json(3, Nest::Array)).ok().as_deref(),
             Some(r#"{"status":true,"message":"Verification successful","data":[[[]]]}"#)

@@ -51,7 +51,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_flag_wins_over_the_variable_and_none_is_refused() {
+    fn b62_the_flag_wins_over_the_variable_and_none_is_refused() {
         assert_eq!(secret_key(Some("a".into()), None, Some("b".into())), Ok("a".to_owned()));
         assert_eq!(secret_key(None, None, Some("b".into())), Ok("b".to_owned()));
         assert!(secret_key(None, None, None).unwrap_err().contains(KEY_VARIABLE));

@@ -192,7 +192,7 @@ mod tests {
     }
 
     #[test]
-    fn huge_document_is_exactly_sized_json() {
+    fn b172_a_huge_document_is_exactly_sized_json() {
         for size in [0, 10, 200, 1000, 65_537] {
             let document = HugeDocument::new(size);
             let bytes = all(&document);
@@ -204,7 +204,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn paced_reader_sends_the_prefix_then_fails() {
+    async fn b172_the_paced_reader_sends_the_prefix_then_fails() {
         use tokio::io::AsyncReadExt;
         let source = Source::Bytes(Bytes::from_static(b"0123456789"));
         let mut reader = PacedReader::new(source, 4, 3, Some(Duration::from_millis(1)), true);

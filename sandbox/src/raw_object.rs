@@ -109,7 +109,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trips_number_text_and_order() {
+    fn b171_raw_objects_keep_number_text_and_order() {
         let text = r#"{"z":1e2,"amount":100.10,"nested":{"a": [1, 2.50]},"n":null}"#;
         let object = RawObject::parse(text.as_bytes()).map_err(|e| e.to_string());
         let out = object.and_then(|o| serde_json::to_string(&o).map_err(|e| e.to_string()));
@@ -117,20 +117,20 @@ mod tests {
     }
 
     #[test]
-    fn rejects_non_objects() {
+    fn b171_raw_objects_reject_non_objects() {
         assert!(RawObject::parse(b"[1]").is_err());
         assert!(RawObject::parse(b"\"x\"").is_err());
         assert!(RawObject::parse(b"{").is_err());
     }
 
     #[test]
-    fn duplicate_keys_keep_first_position_last_value() {
+    fn b171_duplicate_keys_keep_first_position_last_value() {
         let object = RawObject::parse(br#"{"a":1,"b":2,"a":3}"#).unwrap_or_default();
         assert_eq!(serde_json::to_string(&object).ok().as_deref(), Some(r#"{"a":3,"b":2}"#));
     }
 
     #[test]
-    fn get_str_only_for_strings() {
+    fn b171_get_str_only_for_strings() {
         let object = RawObject::parse(br#"{"s":"a\u0041","n":5}"#).unwrap_or_default();
         assert_eq!(object.get_str("s").as_deref(), Some("aA"));
         assert_eq!(object.get_str("n"), None);

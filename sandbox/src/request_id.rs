@@ -43,7 +43,7 @@ pub async fn stamp(mut request: Request, next: Next) -> Response {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn ids_differ() {
+    fn b89_request_ids_differ() {
         let (first, second) = (super::next_id(), super::next_id());
         assert_ne!(first, second);
         assert!(first.starts_with("req_"));

@@ -168,7 +168,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_match_the_spec() {
+    fn b171_seed_counts_match_the_spec() {
         let count = |code: &str| country(code).map(|c| providers_for(c).len());
         assert_eq!(count("GH"), Some(3));
         assert_eq!(count("KE"), Some(2));
@@ -182,7 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn ids_and_provider_codes_are_unique() {
+    fn b171_seed_ids_and_provider_codes_are_unique() {
         let mut ids: Vec<u32> = PROVIDERS.iter().map(|p| p.id).collect();
         ids.extend(BANKS.iter().map(|b| b.id));
         let n = ids.len();
@@ -196,7 +196,7 @@ mod tests {
     }
 
     #[test]
-    fn bank_codes_are_numeric() {
+    fn b171_seed_bank_codes_are_numeric() {
         assert!(BANKS.iter().all(|b| !b.code.is_empty() && b.code.bytes().all(|c| c.is_ascii_digit())));
     }
 }

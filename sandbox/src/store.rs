@@ -305,7 +305,7 @@ mod tests {
     }
 
     #[test]
-    fn charge_then_duplicate() {
+    fn b171_a_charge_then_its_duplicate() {
         let store = Store::new();
         let first = store.create_charge("r1", "a@b.co", |ids| {
             assert_eq!(ids.transaction_id, 1);
@@ -317,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn transition_respects_version_and_status() {
+    fn b171_a_transition_respects_version_and_status() {
         let store = Store::new();
         let Ok((_, version)) =
             store.create_charge("r1", "a@b.co", |_| Ok(object(r#"{"status":"pending","updated_at":"x"}"#)))
@@ -336,7 +336,7 @@ mod tests {
     }
 
     #[test]
-    fn set_status_adds_no_updated_at() {
+    fn b173_set_status_adds_no_updated_at() {
         let store = Store::new();
         store.put("s".into(), object(r#"{"tx_ref":"s"}"#));
         let updated = store.set_status("s", "weird").ok().flatten();
@@ -346,7 +346,7 @@ mod tests {
     }
 
     #[test]
-    fn reset_restarts_ids() {
+    fn b173_reset_restarts_ids() {
         let store = Store::new();
         let _ = store.create_charge("r1", "a@b.co", |_| Ok(RawObject::new()));
         store.reset();

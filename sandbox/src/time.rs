@@ -39,7 +39,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn formats_known_instants() {
+    fn b171_times_format_known_instants() {
         assert_eq!(format_unix_millis(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(format_unix_millis(1_705_314_600_000), "2024-01-15T10:30:00.000Z");
         assert_eq!(format_unix_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
@@ -47,7 +47,7 @@ mod tests {
     }
 
     #[test]
-    fn now_has_the_shape() {
+    fn b171_now_has_the_service_shape() {
         let now = now_iso();
         assert_eq!(now.len(), 24);
         assert!(now.ends_with('Z'));

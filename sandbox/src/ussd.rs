@@ -81,7 +81,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn outcomes_by_last_four_digits() {
+    fn b171_ussd_outcomes_by_last_four_digits() {
         assert_eq!(outcome_for("+233244120000"), Outcome::Successful);
         assert_eq!(outcome_for("+233244121111"), Outcome::Failed);
         assert_eq!(outcome_for("+233244122222"), Outcome::Abandoned);

@@ -51,7 +51,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn references() {
+    fn b171_references_are_validated() {
         assert!(is_valid_reference("order-1_2.3"));
         assert!(is_valid_reference(&"a".repeat(100)));
         assert!(!is_valid_reference(&"a".repeat(101)));
@@ -62,7 +62,7 @@ mod tests {
     }
 
     #[test]
-    fn phones() {
+    fn b171_phones_are_validated() {
         assert!(is_valid_phone_number("+233244120000"));
         assert!(is_valid_phone_number("+12345678"));
         assert!(is_valid_phone_number("+123456789012345"));
@@ -74,7 +74,7 @@ mod tests {
     }
 
     #[test]
-    fn emails() {
+    fn b171_emails_are_validated() {
         assert!(is_valid_email("kofi@example.com"));
         assert!(!is_valid_email("kofi.example.com"));
         assert!(!is_valid_email("kofi@@example.com"));
@@ -86,7 +86,7 @@ mod tests {
     }
 
     #[test]
-    fn amounts() {
+    fn b171_amounts_are_validated() {
         assert!(is_positive_json_number("100.10"));
         assert!(is_positive_json_number("1e2"));
         assert!(is_positive_json_number("0.01"));

@@ -290,7 +290,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn body_shape() {
+    fn b171_a_webhook_body_has_the_service_shape() {
         let body = charge_success_body("order-1").unwrap_or_default();
         assert_eq!(
             String::from_utf8(body).ok().as_deref(),
@@ -304,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn retry_schedules() {
+    fn b88_retry_schedules() {
         assert_eq!(parse_retry_schedule(""), Ok(vec![]));
         assert_eq!(parse_retry_schedule("10, 20"), Ok(vec![Duration::from_millis(10), Duration::from_millis(20)]));
         assert!(parse_retry_schedule("1000,5000,25000,60000").is_ok());
@@ -314,7 +314,7 @@ mod tests {
     }
 
     #[test]
-    fn rejects_bad_urls() {
+    fn b173_webhook_settings_reject_bad_urls() {
         let _ = rustls::crypto::ring::default_provider().install_default();
         assert!(WebhookTarget::new("not a url").is_err());
         assert!(WebhookTarget::new("ftp://127.0.0.1/hook").is_err());
@@ -322,7 +322,7 @@ mod tests {
     }
 
     #[test]
-    fn loopback_only_for_the_control_api() {
+    fn b173_loopback_only_for_the_control_api() {
         let _ = rustls::crypto::ring::default_provider().install_default();
         for url in ["http://127.0.0.1:9/hook", "http://127.8.0.1/", "http://[::1]:9/", "http://LocalHost:9/"] {
             assert!(WebhookTarget::loopback(url).is_ok(), "{url}");

@@ -19,7 +19,7 @@ use support::*;
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn every_operation_requires_the_exact_bearer_key() {
+async fn b171_every_operation_requires_the_exact_bearer_key() {
     let sandbox = Sandbox::start();
     let valid_charge = charge_body("auth-1", "+233244120000", &[]);
     let operations: [(Method, &str, Option<&str>); 5] = [
@@ -70,7 +70,7 @@ fn provider_codes(reply: &Reply) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn providers_default_to_ghana() {
+async fn b171_providers_default_to_ghana() {
     let sandbox = Sandbox::start();
     let reply = sandbox.get("/mobile-money-providers").await;
     assert_eq!(reply.status, 200, "{}", reply.body);
@@ -94,7 +94,7 @@ async fn providers_default_to_ghana() {
 }
 
 #[tokio::test]
-async fn providers_per_country_case_insensitive() {
+async fn b171_providers_per_country_case_insensitive() {
     let sandbox = Sandbox::start();
     let cases = [
         ("ke", "Kenya", "KES", ["MPESA_KE", "AIRTEL_KE"]),
@@ -120,7 +120,7 @@ async fn providers_per_country_case_insensitive() {
 }
 
 #[tokio::test]
-async fn providers_errors() {
+async fn b171_providers_errors() {
     let sandbox = Sandbox::start();
     for code in ["NG", "ng"] {
         let reply = sandbox.get(&format!("/mobile-money-providers?country={code}")).await;
@@ -162,7 +162,7 @@ fn check_banks(reply: &Reply, country: &str, currency: &str, account_type: &str)
 }
 
 #[tokio::test]
-async fn banks_default_to_nigeria_nuban() {
+async fn b171_banks_default_to_nigeria_nuban() {
     let sandbox = Sandbox::start();
     let reply = sandbox.get("/bank").await;
     check_banks(&reply, "Nigeria", "NGN", "nuban");
@@ -171,7 +171,7 @@ async fn banks_default_to_nigeria_nuban() {
 }
 
 #[tokio::test]
-async fn banks_per_country_and_errors() {
+async fn b171_banks_per_country_and_errors() {
     let sandbox = Sandbox::start();
     for (code, country, currency) in [
         ("GH", "Ghana", "GHS"),
@@ -194,7 +194,7 @@ async fn banks_per_country_and_errors() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn verify_not_found_and_invalid_reference() {
+async fn b171_verify_not_found_and_invalid_reference() {
     let sandbox = Sandbox::start();
     assert_error(&sandbox.verify("unknown-ref_1.2").await, 404, "Transaction not found");
     assert_error(&sandbox.verify(&"a".repeat(100)).await, 404, "Transaction not found");
@@ -211,7 +211,7 @@ async fn verify_not_found_and_invalid_reference() {
 }
 
 #[tokio::test]
-async fn percent_encoded_reference_is_one_segment() {
+async fn b171_percent_encoded_reference_is_one_segment() {
     let sandbox = Sandbox::start();
     let seeded = r#"{"tx_ref":"a/b","status":"successful","amount":5}"#;
     let stored = sandbox.control(Method::POST, "/__sandbox/transactions", Some(seeded)).await;
@@ -249,7 +249,7 @@ async fn percent_encoded_reference_is_one_segment() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn charge_creates_a_pending_transaction_with_exact_fields() {
+async fn b171_charge_creates_a_pending_transaction_with_exact_fields() {
     let sandbox = Sandbox::start_with(60_000, None);
     let reply = sandbox.charge(&charge_body("order-1", "+233244125678", &[])).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
@@ -307,7 +307,7 @@ async fn charge_creates_a_pending_transaction_with_exact_fields() {
 }
 
 #[tokio::test]
-async fn charge_validation_errors() {
+async fn b171_charge_validation_errors() {
     let sandbox = Sandbox::start();
     let phone = "+233244120000";
     let cases: Vec<(String, &str)> = vec![
@@ -360,7 +360,7 @@ async fn charge_validation_errors() {
 }
 
 #[tokio::test]
-async fn charge_body_too_large_is_rejected() {
+async fn b171_charge_body_too_large_is_rejected() {
     let sandbox = Sandbox::start();
     let padding = "x".repeat(3 * 1024 * 1024);
     let body = charge_body("big-1", "+233244120000", &[("padding", Some(&format!("\"{padding}\"")))]);
@@ -368,7 +368,7 @@ async fn charge_body_too_large_is_rejected() {
 }
 
 #[tokio::test]
-async fn duplicate_reference_is_409() {
+async fn b171_duplicate_reference_is_409() {
     let sandbox = Sandbox::start();
     let body = charge_body("dup-1", "+233244123333", &[]);
     assert_eq!(sandbox.charge(&body).await.status, 200);
@@ -387,7 +387,7 @@ async fn duplicate_reference_is_409() {
 }
 
 #[tokio::test]
-async fn amount_text_round_trips_exactly() {
+async fn b171_amount_text_round_trips_exactly() {
     let sandbox = Sandbox::start_with(60_000, None);
     for (reference, amount) in [("amt-1", "100.10"), ("amt-2", "1.50e1"), ("amt-3", "0.000001")] {
         let reply = sandbox.charge(&charge_body(reference, "+233244125678", &[("amount", Some(amount))])).await;
@@ -415,7 +415,7 @@ async fn amount_text_round_trips_exactly() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn ussd_outcomes_by_last_four_digits() {
+async fn b171_ussd_outcomes_by_last_four_digits() {
     let sandbox = Sandbox::start();
     let cases = [
         ("ussd-0000", "+233244120000", "successful"),
@@ -449,7 +449,7 @@ async fn ussd_outcomes_by_last_four_digits() {
 }
 
 #[tokio::test]
-async fn ussd_3333_stays_pending() {
+async fn b171_ussd_3333_stays_pending() {
     let sandbox = Sandbox::start();
     let reply = sandbox.charge(&charge_body("ussd-3333", "+233244123333", &[])).await;
     assert_eq!(reply.status, 200);
@@ -461,7 +461,7 @@ async fn ussd_3333_stays_pending() {
 }
 
 #[tokio::test]
-async fn ussd_4444_successful_then_reversed_with_webhook() {
+async fn b171_ussd_4444_successful_then_reversed_with_webhook() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let sandbox = Sandbox::start_with(300, Some(&format!("{receiver_url}/hook")));
     let reply = sandbox.charge(&charge_body("ussd-4444", "+233244124444", &[])).await;
@@ -488,7 +488,7 @@ async fn ussd_4444_successful_then_reversed_with_webhook() {
 }
 
 #[tokio::test]
-async fn webhook_is_sent_on_success_only() {
+async fn b171_webhook_is_sent_on_success_only() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let sandbox = Sandbox::start_with(50, Some(&format!("{receiver_url}/hook")));
     for (reference, phone) in
@@ -509,7 +509,7 @@ async fn webhook_is_sent_on_success_only() {
 }
 
 #[tokio::test]
-async fn failed_webhook_delivery_is_recorded_and_harmless() {
+async fn b171_failed_webhook_delivery_is_recorded_and_harmless() {
     // A receiver that answers 500.
     let (receiver_url, mut deliveries) = start_receiver().await;
     let sandbox = Sandbox::start_with(50, Some(&format!("{receiver_url}/fail")));
@@ -542,7 +542,7 @@ async fn failed_webhook_delivery_is_recorded_and_harmless() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn unknown_paths_and_wrong_methods() {
+async fn b171_unknown_paths_and_wrong_methods() {
     let sandbox = Sandbox::start();
     for path in [
         "/",
@@ -569,7 +569,7 @@ async fn unknown_paths_and_wrong_methods() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn request_log_records_what_arrived() {
+async fn b173_request_log_records_what_arrived() {
     let sandbox = Sandbox::start();
     sandbox.get("/mobile-money-providers?country=gh&x=%20y").await;
     sandbox.send(Method::GET, "/bank", None, None).await;
@@ -607,7 +607,7 @@ async fn request_log_records_what_arrived() {
 }
 
 #[tokio::test]
-async fn control_transactions_seed_get_and_status() {
+async fn b173_control_transactions_seed_get_and_status() {
     let sandbox = Sandbox::start();
     let seed = "/__sandbox/transactions";
     assert_error(&sandbox.control(Method::POST, seed, Some("nope")).await, 400, "Invalid request body");
@@ -663,7 +663,7 @@ async fn control_transactions_seed_get_and_status() {
 }
 
 #[tokio::test]
-async fn forced_status_wins_over_the_simulation() {
+async fn b173_forced_status_wins_over_the_simulation() {
     let sandbox = Sandbox::start_with(1000, None);
     sandbox.charge(&charge_body("force-1", "+233244120000", &[])).await;
     let set =
@@ -674,7 +674,7 @@ async fn forced_status_wins_over_the_simulation() {
 }
 
 #[tokio::test]
-async fn reset_clears_everything() {
+async fn b173_reset_clears_everything() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let sandbox = Sandbox::start_with(50, Some(&format!("{receiver_url}/hook")));
     sandbox.charge(&charge_body("reset-1", "+233244120000", &[])).await;
@@ -696,7 +696,7 @@ async fn reset_clears_everything() {
 }
 
 #[tokio::test]
-async fn control_api_wrong_method_is_json() {
+async fn b173_control_api_wrong_method_is_json() {
     let sandbox = Sandbox::start();
     assert_error(&sandbox.control(Method::GET, "/__sandbox/reset", None).await, 405, "Method not allowed");
     assert_error(&sandbox.control(Method::PUT, "/__sandbox/transactions", None).await, 405, "Method not allowed");
@@ -707,7 +707,7 @@ async fn control_api_wrong_method_is_json() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn exits_when_stdin_closes() {
+async fn b174_exits_when_stdin_closes() {
     let mut sandbox = Sandbox::start();
     assert_eq!(sandbox.get("/bank").await.status, 200);
     drop(sandbox.stdin.take());
@@ -717,7 +717,7 @@ async fn exits_when_stdin_closes() {
 
 #[cfg(unix)]
 #[tokio::test]
-async fn exits_cleanly_on_sigterm_and_sigint() {
+async fn b174_exits_cleanly_on_sigterm_and_sigint() {
     for signal in ["-TERM", "-INT"] {
         let mut sandbox = Sandbox::start();
         assert_eq!(sandbox.get("/bank").await.status, 200);

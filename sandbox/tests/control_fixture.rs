@@ -22,7 +22,7 @@ fn body_for(operation: &str) -> Option<&'static str> {
 }
 
 #[tokio::test]
-async fn every_listed_control_operation_answers_its_listed_status() {
+async fn b173_every_listed_control_operation_answers_its_listed_status() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/sandbox_control.json");
     let listed: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON");
     let operations = listed["operations"].as_object().expect("operations");

@@ -26,7 +26,7 @@ fn header(response: &reqwest::Response, name: &str) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn status_fault_on_verify_spares_providers_and_honours_count() {
+async fn b172_status_fault_on_verify_spares_providers_and_honours_count() {
     let sandbox = Sandbox::start();
     seed(&sandbox, SEEDED).await;
     let added = sandbox
@@ -71,7 +71,7 @@ async fn status_fault_on_verify_spares_providers_and_honours_count() {
 }
 
 #[tokio::test]
-async fn faults_apply_in_the_order_added_one_per_request() {
+async fn b172_faults_apply_in_the_order_added_one_per_request() {
     let sandbox = Sandbox::start();
     sandbox.add_fault(&json!({"path": "/bank", "kind": "status", "status": 500})).await;
     sandbox.add_fault(&json!({"path": "/bank", "kind": "status", "status": 502})).await;
@@ -98,7 +98,7 @@ async fn faults_apply_in_the_order_added_one_per_request() {
 }
 
 #[tokio::test]
-async fn fault_control_api_validates_lists_and_clears() {
+async fn b172_fault_control_api_validates_lists_and_clears() {
     let sandbox = Sandbox::start();
     let cases = [
         ("nope", "Invalid request body"),
@@ -145,7 +145,7 @@ async fn fault_control_api_validates_lists_and_clears() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn status_fault_bodies_and_content_types() {
+async fn b172_status_fault_bodies_and_content_types() {
     let sandbox = Sandbox::start();
     sandbox.add_fault(&json!({"path": "/bank", "kind": "status"})).await;
     sandbox
@@ -178,7 +178,7 @@ async fn status_fault_bodies_and_content_types() {
 }
 
 #[tokio::test]
-async fn delay_fault_runs_the_operation_after_the_delay() {
+async fn b172_delay_fault_runs_the_operation_after_the_delay() {
     let sandbox = Sandbox::start_with(60_000, None);
     seed(&sandbox, SEEDED).await;
     sandbox.add_fault(&json!({"path": "/transaction/verify", "kind": "delay", "delay_ms": 400})).await;
@@ -201,7 +201,7 @@ async fn delay_fault_runs_the_operation_after_the_delay() {
 }
 
 #[tokio::test]
-async fn reset_fault_closes_the_connection_without_a_byte() {
+async fn b172_reset_fault_closes_the_connection_without_a_byte() {
     let sandbox = Sandbox::start();
     seed(&sandbox, SEEDED).await;
     sandbox.add_fault(&json!({"path": "/transaction/verify", "count": 2, "kind": "reset"})).await;
@@ -221,7 +221,7 @@ async fn reset_fault_closes_the_connection_without_a_byte() {
 }
 
 #[tokio::test]
-async fn hang_fault_never_answers_and_blocks_nothing_else() {
+async fn b172_hang_fault_never_answers_and_blocks_nothing_else() {
     let sandbox = Sandbox::start();
     seed(&sandbox, SEEDED).await;
     sandbox.add_fault(&json!({"path": "/transaction/verify", "count": 2, "kind": "hang"})).await;
@@ -252,7 +252,7 @@ async fn hang_fault_never_answers_and_blocks_nothing_else() {
 }
 
 #[tokio::test]
-async fn after_processing_creates_the_charge_yet_answers_500() {
+async fn b172_after_processing_creates_the_charge_yet_answers_500() {
     let sandbox = Sandbox::start_with(60_000, None);
     sandbox.add_fault(&json!({"path": "/charge", "method": "POST", "kind": "after_processing"})).await;
     let body = charge_body("f-lost", "+233244125678", &[]);
@@ -292,7 +292,7 @@ async fn after_processing_creates_the_charge_yet_answers_500() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn body_fault_sends_exact_bytes() {
+async fn b172_body_fault_sends_exact_bytes() {
     let sandbox = Sandbox::start();
     sandbox.add_fault(&json!({"path": "/bank", "kind": "body", "body": "{\"status\":tru"})).await;
     sandbox
@@ -314,7 +314,7 @@ async fn body_fault_sends_exact_bytes() {
 }
 
 #[tokio::test]
-async fn truncate_fault_declares_more_than_it_sends() {
+async fn b172_truncate_fault_declares_more_than_it_sends() {
     let sandbox = Sandbox::start();
     seed(&sandbox, SEEDED).await;
     let full = verified_body();
@@ -340,7 +340,7 @@ async fn truncate_fault_declares_more_than_it_sends() {
 }
 
 #[tokio::test]
-async fn drip_fault_sends_the_real_answer_slowly() {
+async fn b172_drip_fault_sends_the_real_answer_slowly() {
     let sandbox = Sandbox::start();
     seed(&sandbox, SEEDED).await;
     sandbox
@@ -366,7 +366,7 @@ async fn drip_fault_sends_the_real_answer_slowly() {
 }
 
 #[tokio::test]
-async fn huge_fault_streams_the_declared_size() {
+async fn b172_huge_fault_streams_the_declared_size() {
     let sandbox = Sandbox::start();
     let size: u64 = 17 * 1024 * 1024;
     sandbox.add_fault(&json!({"path": "/transaction/verify", "kind": "huge", "size_bytes": size})).await;
@@ -401,7 +401,7 @@ async fn huge_fault_streams_the_declared_size() {
 }
 
 #[tokio::test]
-async fn deep_json_fault_nests_depth_levels() {
+async fn b172_deep_json_fault_nests_depth_levels() {
     let sandbox = Sandbox::start();
     sandbox.add_fault(&json!({"path": "/transaction/verify", "kind": "deep_json", "depth": 10_000})).await;
     sandbox.add_fault(&json!({"path": "/transaction/verify", "kind": "deep_json", "depth": 3, "nest": "object"})).await;
@@ -417,7 +417,7 @@ async fn deep_json_fault_nests_depth_levels() {
 }
 
 #[tokio::test]
-async fn duplicate_keys_fault_repeats_the_status() {
+async fn b172_duplicate_keys_fault_repeats_the_status() {
     let sandbox = Sandbox::start();
     seed(&sandbox, SEEDED).await;
     sandbox.add_fault(&json!({"path": "/transaction/verify", "kind": "duplicate_keys"})).await;
@@ -450,7 +450,7 @@ async fn duplicate_keys_fault_repeats_the_status() {
 }
 
 #[tokio::test]
-async fn non_utf8_fault_sends_invalid_bytes() {
+async fn b172_non_utf8_fault_sends_invalid_bytes() {
     let sandbox = Sandbox::start();
     sandbox.add_fault(&json!({"path": "/transaction/verify", "kind": "non_utf8"})).await;
     let response = sandbox.raw_api(Method::GET, "/transaction/verify/x", None).await.expect("answer");

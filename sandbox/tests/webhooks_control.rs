@@ -46,7 +46,7 @@ fn success_body(reference: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn settings_point_the_sandbox_at_a_listener_started_later() {
+async fn b173_settings_point_the_sandbox_at_a_listener_started_later() {
     let sandbox = Sandbox::start();
     let settings = sandbox.control(Method::GET, "/__sandbox/settings", None).await;
     assert_eq!(
@@ -87,7 +87,7 @@ async fn settings_point_the_sandbox_at_a_listener_started_later() {
 }
 
 #[tokio::test]
-async fn settings_are_validated_all_or_nothing() {
+async fn b173_settings_are_validated_all_or_nothing() {
     let sandbox = Sandbox::start();
     let cases = [
         ("nope", "Invalid request body"),
@@ -129,7 +129,7 @@ async fn settings_are_validated_all_or_nothing() {
 }
 
 #[tokio::test]
-async fn slow_confirmation_applies_to_later_charges() {
+async fn b173_slow_confirmation_applies_to_later_charges() {
     let sandbox = Sandbox::start_with(100, None);
     sandbox.charge(&charge_body("slow-before", "+233244120000", &[])).await;
     assert_eq!(sandbox.settings(&json!({ "confirm_after_ms": 1500 })).await["confirm_after_ms"], 1500);
@@ -147,7 +147,7 @@ async fn slow_confirmation_applies_to_later_charges() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn repeated_deliveries_arrive_n_times() {
+async fn b173_repeated_deliveries_arrive_n_times() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let sandbox = Sandbox::start_with(50, Some(&format!("{receiver_url}/hook")));
     assert_eq!(sandbox.settings(&json!({ "webhook_repeat": 3 })).await["webhook_repeat"], 3);
@@ -174,7 +174,7 @@ async fn repeated_deliveries_arrive_n_times() {
 }
 
 #[tokio::test]
-async fn webhook_repeat_flag_sets_the_default() {
+async fn b173_webhook_repeat_flag_sets_the_default() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let sandbox = Sandbox::start_with_args(50, Some(&format!("{receiver_url}/hook")), &["--webhook-repeat", "2"]);
     assert_eq!(sandbox.control(Method::GET, "/__sandbox/settings", None).await.json["data"]["webhook_repeat"], 2);
@@ -188,7 +188,7 @@ async fn webhook_repeat_flag_sets_the_default() {
 }
 
 #[test]
-fn webhook_repeat_flag_is_range_checked() {
+fn b173_webhook_repeat_flag_is_range_checked() {
     for bad in ["101", "-1", "x"] {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_sika-sandbox"))
             .args(["--port", "0", "--secret-key", KEY, "--webhook-repeat", bad])
@@ -205,7 +205,7 @@ fn webhook_repeat_flag_is_range_checked() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn forced_webhook_for_a_failed_transaction_is_delivered() {
+async fn b173_forced_webhook_for_a_failed_transaction_is_delivered() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let hook = format!("{receiver_url}/hook");
     let sandbox = Sandbox::start_with(50, Some(&hook));
@@ -229,7 +229,7 @@ async fn forced_webhook_for_a_failed_transaction_is_delivered() {
 }
 
 #[tokio::test]
-async fn forced_webhooks_options() {
+async fn b173_forced_webhooks_options() {
     let (receiver_url, mut deliveries) = start_receiver().await;
     let sandbox = Sandbox::start();
     let send = |body: Value| {

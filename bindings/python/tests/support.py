@@ -22,7 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from sika import BlockingClient, ChargeRequest, Client, ClientConfig, ExpectedPayment, PaymentCheck, SecretKey, SikaError
+from sika import (
+    AwaitOptions,
+    BlockingClient,
+    ChargeRequest,
+    Client,
+    ClientConfig,
+    ExpectedPayment,
+    PaymentCheck,
+    SecretKey,
+    SikaError,
+    countries,
+)
 
 # A canary: no message, str() or repr() the SDK produces may ever contain it (B16, B17).
 KEY = "sk_test_canary_7c2e4f1a"
@@ -265,8 +276,55 @@ def variant_name(value) -> str:
     return name if not name.isupper() else "".join(part.capitalize() for part in name.split("_"))
 
 
+def _transaction_answer(transaction) -> dict:
+    status = transaction.status
+    return {
+        "tx_ref": transaction.tx_ref,
+        "status": variant_name(status),
+        "status_value": status.value if status.is_unknown() else None,
+        "merchant_action": variant_name(status.merchant_action()),
+        "is_final": status.is_final(),
+    }
+
+
+# The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md): any
+# other key is a typo, and the row fails rather than pass without checking it.
+ROW_KEYS = {"operation", "input", "expect", "note"}
+INPUT_KEYS = {
+    *("country", "reference", "amount", "email", "phone_number", "currency", "provider", "callback_url"),
+    *("expected", "body", "repeat_delivery", "secret_key", "settings", "faults", "called_before"),
+    *("concurrent", "seed", "charged_before", "answered_about"),
+}
+EXPECT_KEYS = {
+    *("invalid_input", "error", "http_status", "retry_after_seconds", "message_contains"),
+    *("count", "min_count", "codes", "codes_in_order", "every", "items"),
+    *("tx_ref", "status", "status_value", "merchant_action", "is_final", "accepted"),
+    *("check", "field", "action", "expected_value", "actual_value", "decision", "reason_contains"),
+    *("min_elapsed_ms", "sent"),
+}
+
+
+def unknown_keys(row: dict) -> list[str]:
+    """The keys of a row outside the vocabulary, each with where it is."""
+    parts = [("the row", row, ROW_KEYS), ("input", row["input"], INPUT_KEYS), ("expect", row["expect"], EXPECT_KEYS)]
+    if "called_before" in row["input"]:
+        parts.append(("called_before's input", row["input"]["called_before"]["input"], INPUT_KEYS))
+    return [f"{key} in {part}" for part, object_, known in parts for key in object_ if key not in known]
+
+
 async def _call_answer(client, operation: str, overrides: dict) -> dict | list:
     country = input_text(overrides["country"]) if "country" in overrides else None
+    if operation == "countries":
+        return [
+            {
+                "code": c.code,
+                "name": c.name,
+                "currency": c.currency,
+                "bank_account_type": variant_name(c.bank_account_type),
+                "mobile_money": c.mobile_money,
+            }
+            for c in countries()
+        ]
     if operation == "list_mobile_money_providers":
         providers = await client.list_mobile_money_providers(country)
         return [
@@ -283,15 +341,11 @@ async def _call_answer(client, operation: str, overrides: dict) -> dict | list:
         banks = await client.refresh_banks(country)
         return [{"code": b.code, "country": b.country, "currency": b.currency} for b in banks]
     if operation == "verify_transaction":
-        transaction = await client.verify_transaction(input_text(overrides["reference"]))
-        status = transaction.status
-        return {
-            "tx_ref": transaction.tx_ref,
-            "status": variant_name(status),
-            "status_value": status.value if status.is_unknown() else None,
-            "merchant_action": variant_name(status.merchant_action()),
-            "is_final": status.is_final(),
-        }
+        return _transaction_answer(await client.verify_transaction(input_text(overrides["reference"])))
+    if operation == "await_final_status":
+        # The runner's quick polling (tests/fixtures/scenarios/README.md).
+        options = AwaitOptions(initial_delay_ms=50, interval_ms=50, max_interval_ms=200, timeout_ms=5000)
+        return _transaction_answer(await client.await_final_status(input_text(overrides["reference"]), options))
     if operation == "initiate_charge":
         try:
             request = charge_with(overrides)
@@ -328,6 +382,7 @@ async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
     core/tests/support/calls.rs, Kotlin's Calls.kt and Swift's Calls.swift."""
     operation, overrides, expect = row["operation"], row["input"], row["expect"]
     label = f"{operation} ({row.get('note')})"
+    assert not unknown_keys(row), f"{label}: keys outside the vocabulary: {unknown_keys(row)}"
     settings = dict(overrides.get("settings", {}))
     if "secret_key" in overrides:
         settings["key"] = input_text(overrides["secret_key"])
@@ -337,6 +392,11 @@ async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
         sandbox.seed_transaction(transaction_object(input_text(overrides["reference"]), seed["status"], seed["amount"]))
     for fault in overrides.get("faults", []):
         sandbox.control("add_fault", body=fault)
+    if "answered_about" in overrides:
+        other = overrides["answered_about"]
+        data = transaction_object(other["reference"], other["status"], other["amount"])
+        body = '{"status":true,"message":"Verification successful","data":' + data + "}"
+        sandbox.fault("/transaction/verify/" + input_text(overrides["reference"]), "body", body=body)
     if "called_before" in overrides:
         first = overrides["called_before"]
         await _call_answer(client, first["operation"], first["input"])
@@ -371,8 +431,10 @@ async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
             assert error.http_status == expect["http_status"], label
         if "retry_after_seconds" in expect:
             assert error.retry_after_seconds == expect["retry_after_seconds"], f"{label}: {error!r}"
-        if "message_contains" in expect:
-            assert expect["message_contains"] in str(error), f"{label}: {error}"
+        # A text, or a list of texts each in the message.
+        parts = expect.get("message_contains", [])
+        for part in [parts] if isinstance(parts, str) else parts:
+            assert part in str(error), f"{label}: {error}"
     else:
         assert error is None, f"{label}: {error!r}"
         _check_answer(answer, expect, label)
@@ -394,6 +456,12 @@ def _check_answer(answer, expect: dict, label: str) -> None:
             assert len(answer) == expect["count"], label
         if "min_count" in expect:
             assert len(answer) >= expect["min_count"], label
+        if "codes_in_order" in expect:
+            assert [item["code"] for item in answer] == expect["codes_in_order"], label
+        for code, fields in expect.get("items", {}).items():
+            item = next((item for item in answer if item["code"] == code), None)
+            assert item is not None, f"{label}: no item {code}"
+            assert {name: item[name] for name in fields} == fields, f"{label}: {item}"
         if "codes" in expect:
             assert sorted(item["code"] for item in answer) == expect["codes"], label
         for item in answer:

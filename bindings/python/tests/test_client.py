@@ -27,6 +27,7 @@ from support import (
     scenario_cases,
     scenario_rows,
     transaction_object,
+    unknown_keys,
 )
 
 GHANA_PROVIDER_CODES = {"MTN", "VODAFONE", "AIRTELTIGO"}  # sandbox fact
@@ -35,6 +36,27 @@ GHANA_PROVIDER_CODES = {"MTN", "VODAFONE", "AIRTELTIGO"}  # sandbox fact
 @pytest.mark.parametrize("row", scenario_rows("b02_providers_default.json"))
 async def test_b02_providers_default_to_ghana_without_sending_a_country(make_client, sandbox, row):
     await check_call_row(sandbox, make_client, row)
+
+
+@pytest.mark.parametrize("row", scenario_rows("b20_countries.json"))
+async def test_b20_the_country_table_has_five_countries_and_nigeria_banks_only(make_client, sandbox, row):
+    await check_call_row(sandbox, make_client, row)
+
+
+@pytest.mark.parametrize(
+    "typo",
+    [
+        {"operation": "countries", "input": {}, "expect": {"count": 5, "sentt": []}},
+        {"operation": "countries", "input": {"refrence": "R"}, "expect": {"sent": []}},
+        {"operation": "countries", "input": {}, "expect": {"sent": []}, "notes": "x"},
+    ],
+)
+async def test_b170_the_scenario_runner_refuses_an_unknown_key(make_client, sandbox, typo):
+    """A key outside the vocabulary (a typo) fails the row before any call, rather than pass
+    without checking what it meant to."""
+    assert unknown_keys({"operation": "countries", "input": {}, "expect": {"count": 5, "sent": []}, "note": "ok"}) == []
+    with pytest.raises(AssertionError, match="keys outside the vocabulary"):
+        await check_call_row(sandbox, make_client, typo)
 
 
 @pytest.mark.parametrize("row", scenario_rows("b03_providers_per_country.json"))

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 import sika
-from support import charge, check_call_row, scenario_cases, scenario_rows, transaction_object
+from support import charge, check_call_row, scenario_cases, scenario_rows
 
 ORDER = sika.ExpectedPayment(amount=Decimal("25.00"), currency="GHS")
 FAST = dict(initial_delay_ms=50, interval_ms=50, max_interval_ms=200)
@@ -154,48 +154,6 @@ def test_b22_repeated_real_deliveries_each_get_the_same_verified_decision(sandbo
     assert [d["http_status"] for d in sandbox.webhooks()] == [200, 200, 200]
 
 
-def crossed_answer(sandbox, requested: str, answered: str) -> None:
-    """The next verification of `requested` is answered about `answered`: a successful
-    transaction of the order's amount and currency, so only its reference is wrong."""
-    data = transaction_object(answered, "successful", "25.00")
-    body = '{"status":true,"message":"Verification successful","data":' + data + "}"
-    sandbox.fault("/transaction/verify/" + requested, "body", body=body)
-
-
-def names_both(error: sika.SikaError) -> bool:
-    return (
-        isinstance(error, sika.SikaError.UnexpectedResponse)
-        and error.http_status == 200
-        and "`ORDER-B`" in error.reason
-        and "`ORDER-A`" in error.reason
-    )
-
-
-async def test_b36_an_answer_about_another_reference_is_never_a_transaction_of_this_one(sandbox, client):
-    crossed_answer(sandbox, "ORDER-A", "ORDER-B")
-    with pytest.raises(sika.SikaError) as verified:
-        await client.verify_transaction("ORDER-A")
-    assert names_both(verified.value), repr(verified.value)
-
-    crossed_answer(sandbox, "ORDER-A", "ORDER-B")
-    with pytest.raises(sika.SikaError) as confirmed:
-        await client.confirm_payment("ORDER-A", ORDER)
-    assert names_both(confirmed.value), repr(confirmed.value)
-
-    crossed_answer(sandbox, "ORDER-A", "ORDER-B")
-    with pytest.raises(sika.SikaError) as waited:
-        await client.await_final_status("ORDER-A", sika.AwaitOptions(**FAST, timeout_ms=5000))
-    assert names_both(waited.value), repr(waited.value)
-
-    # Not decidable: the service is asked to deliver the notification again.
-    crossed_answer(sandbox, "ORDER-A", "ORDER-B")
-    decision = await client.handle_webhook(notification("ORDER-A"), ORDER)
-    assert isinstance(decision, sika.WebhookDecision.RETRY_LATER) and "`ORDER-B`" in decision.reason
-    assert decision.http_status() == 503
-
-
-def test_b36_the_blocking_client_rejects_an_answer_about_another_reference(sandbox):
-    crossed_answer(sandbox, "ORDER-A", "ORDER-B")
-    with pytest.raises(sika.SikaError) as verified:
-        sandbox.blocking_client().verify_transaction("ORDER-A")
-    assert names_both(verified.value), repr(verified.value)
+@pytest.mark.parametrize("row", scenario_rows("b36_answer_about_another_reference.json"))
+async def test_b36_an_answer_about_another_reference_is_never_a_transaction_of_this_one(make_client, sandbox, row):
+    await check_call_row(sandbox, make_client, row)

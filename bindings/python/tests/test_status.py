@@ -1,12 +1,12 @@
-"""B11: what to do for every status; B20: the country table; the core's documentation as the
-package's docstrings. Pure core logic, no sandbox."""
+"""B11: what to do for every status; the core's documentation as the package's docstrings
+(B20, the country table, runs its scenario file in test_client.py). Pure core logic, no sandbox."""
 
 import inspect
 
 import pytest
 
 import sika
-from sika import MerchantAction, TransactionStatus, countries
+from sika import MerchantAction, TransactionStatus
 from support import scenario_cases, variant_name
 
 STATUS_ROWS = scenario_cases("b11_status_actions.json")
@@ -25,18 +25,6 @@ def test_b11_the_rows_cover_every_status_and_action():
     assert {row["merchant_action"] for row in STATUS_ROWS} == {variant_name(action) for action in MerchantAction}
     variants = {type(sika.transaction_status_from_text(row["text"])) for row in STATUS_ROWS}
     assert variants == {cls for cls in vars(TransactionStatus).values() if isinstance(cls, type)}
-
-
-def test_b20_five_countries_and_nigeria_has_banks_only():
-    table = {country.code: country for country in countries()}
-    assert len(countries()) == 5
-    assert set(table) == {"GH", "KE", "UG", "TZ", "NG"}
-    nigeria = table.pop("NG")
-    assert (nigeria.name, nigeria.currency, nigeria.mobile_money) == ("Nigeria", "NGN", False)
-    assert nigeria.bank_account_type.is_nuban()
-    for code, country in table.items():
-        assert country.mobile_money, code
-        assert country.bank_account_type.is_account_number(), code
 
 
 # Phrases of the core's doc comments (core/src/status.rs, core/src/models/transaction.rs,

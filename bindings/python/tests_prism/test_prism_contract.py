@@ -22,7 +22,7 @@ def at(text: str) -> datetime.datetime:
 # Success answers: Prism's first example of each operation.
 
 
-async def test_providers_decode_from_the_first_example(prism):
+async def test_b178_providers_decode_from_the_first_example(prism):
     providers = await prism.list_mobile_money_providers()
     assert [p.code for p in providers] == ["MTN", "VODAFONE", "AIRTELTIGO"]
     assert [p.active for p in providers] == [True, True, False]
@@ -34,21 +34,21 @@ async def test_providers_decode_from_the_first_example(prism):
     assert providers[1].updated_at == at("2024-03-02T08:15:42.120Z"), "milliseconds kept"
 
 
-async def test_a_country_is_accepted_by_the_contract(prism):
+async def test_b178_a_country_is_accepted_by_the_contract(prism):
     # Prism validates the request against the document (query parameter included), then
     # answers with the first example whatever the country.
     assert len(await prism.list_mobile_money_providers("ke")) == 3
     assert len(await prism.list_banks("GH")) == 2
 
 
-async def test_banks_decode_with_their_account_type(prism):
+async def test_b178_banks_decode_with_their_account_type(prism):
     banks = await prism.list_banks()
     assert [(b.id, b.code, b.name) for b in banks] == [(201, "044", "Access Bank"), (203, "058", "Guaranty Trust Bank")]
     assert all(b.account_type.is_nuban() and b.country == "Nigeria" and b.currency == "NGN" for b in banks)
     assert banks[1].updated_at == at("2024-02-20T14:05:09.001Z")
 
 
-async def test_verify_decodes_a_typed_transaction(prism):
+async def test_b178_verify_decodes_a_typed_transaction(prism):
     transaction = await prism.verify_transaction("ORDER-20240501-0042")
     assert isinstance(transaction.amount, decimal.Decimal)
     # YAML and then JavaScript turn the document's 100.10 into the number 100.1: the value is
@@ -75,7 +75,7 @@ async def test_verify_decodes_a_typed_transaction(prism):
     assert json.loads(transaction.raw_json)["gw_ref"] == "GW-004021-9F2C41D07A3B5E68"
 
 
-async def test_charge_returns_the_body_as_the_service_sent_it(prism):
+async def test_b178_charge_returns_the_body_as_the_service_sent_it(prism):
     response = await prism.initiate_charge(
         ChargeRequest(
             amount=decimal.Decimal("100.10"),
@@ -97,7 +97,7 @@ async def test_charge_returns_the_body_as_the_service_sent_it(prism):
 # Other examples, chosen with `Prefer: example=...` through the proxy.
 
 
-async def test_the_kenya_providers_example(via_proxy, proxy):
+async def test_b178_the_kenya_providers_example(via_proxy, proxy):
     proxy.prefer = "example=kenya"
     providers = await via_proxy.list_mobile_money_providers("KE")
     assert [p.code for p in providers] == ["MPESA_KE", "AIRTEL_KE"]
@@ -107,14 +107,14 @@ async def test_the_kenya_providers_example(via_proxy, proxy):
     assert hmac.compare_digest(sent, "Bearer " + KEY), "the key goes as a bearer token"  # never printed
 
 
-async def test_the_ghana_banks_example_has_account_numbers(via_proxy, proxy):
+async def test_b178_the_ghana_banks_example_has_account_numbers(via_proxy, proxy):
     proxy.prefer = "example=ghana"
     [bank] = await via_proxy.list_banks("GH")
     assert bank.account_type.is_account_number()
     assert bank.code == "040"
 
 
-async def test_a_pending_transaction(via_proxy, proxy):
+async def test_b178_a_pending_transaction(via_proxy, proxy):
     proxy.prefer = "example=pending"
     transaction = await via_proxy.verify_transaction("ORDER-20240501-0043")
     assert transaction.status == TransactionStatus.PENDING()
@@ -122,7 +122,7 @@ async def test_a_pending_transaction(via_proxy, proxy):
     assert transaction.custom_fields == []
 
 
-async def test_a_reversed_card_payment_with_an_invoice(via_proxy, proxy):
+async def test_b178_a_reversed_card_payment_with_an_invoice(via_proxy, proxy):
     proxy.prefer = "example=with_invoice"
     transaction = await via_proxy.verify_transaction("ORDER-20240501-0047")
     assert transaction.status == TransactionStatus.REVERSED()
@@ -141,7 +141,7 @@ async def test_a_reversed_card_payment_with_an_invoice(via_proxy, proxy):
 # 9999, `.0Z` fractions): still ISO 8601, still decoded.
 
 
-async def test_generated_providers_and_banks_decode(via_proxy, proxy):
+async def test_b178_generated_providers_and_banks_decode(via_proxy, proxy):
     proxy.prefer = "dynamic=true"
     providers = await via_proxy.list_mobile_money_providers("GH")
     assert providers, "the generated list is not empty (seeded)"
@@ -156,7 +156,7 @@ async def test_generated_providers_and_banks_decode(via_proxy, proxy):
         assert bank.code.isdigit()
 
 
-async def test_a_generated_transaction_decodes(via_proxy, proxy):
+async def test_b178_a_generated_transaction_decodes(via_proxy, proxy):
     proxy.prefer = "dynamic=true"
     # Prism makes up every field, tx_ref included, so its answer is about another reference:
     # the SDK refuses it as a transaction of the one asked (B36), naming the generated one...
@@ -179,7 +179,7 @@ async def test_a_generated_transaction_decodes(via_proxy, proxy):
     assert len(transaction.custom_fields) == len(raw["meta"]["custom_fields"])
 
 
-async def test_a_generated_charge_answer_is_returned(via_proxy, proxy):
+async def test_b178_a_generated_charge_answer_is_returned(via_proxy, proxy):
     proxy.prefer = "dynamic=true"
     response = await via_proxy.initiate_charge(
         ChargeRequest(
@@ -221,14 +221,14 @@ ERRORS = [
     ERRORS,
     ids=[f"{op[0]}-{code}-{example}" for op, code, example, _ in ERRORS],
 )
-async def test_documented_errors_are_typed(via_proxy, proxy, operation, code, example, expected):
+async def test_b178_documented_errors_are_typed(via_proxy, proxy, operation, code, example, expected):
     proxy.prefer = f"code={code}, example={example}"
     name, args = operation
     with pytest.raises(expected):
         await getattr(via_proxy, name)(*args)
 
 
-async def test_an_unauthorized_charge(via_proxy, proxy):
+async def test_b178_an_unauthorized_charge(via_proxy, proxy):
     proxy.prefer = "code=401, example=unauthorized"
     with pytest.raises(SikaError.Unauthorized):
         await via_proxy.initiate_charge(

@@ -89,7 +89,7 @@ mod tests {
     }
 
     #[test]
-    fn generate_takes_uniffis_command_line() {
+    fn b176_generate_takes_uniffis_command_line() {
         let (options, languages) =
             parse(&arguments("--library target/lib.so --language python --out-dir out --no-format")).unwrap();
         assert_eq!(options.source.as_str(), "target/lib.so");
@@ -102,7 +102,7 @@ mod tests {
     }
 
     #[test]
-    fn a_command_line_it_does_not_know_is_refused() {
+    fn b176_a_command_line_it_does_not_know_is_refused() {
         assert!(parse(&arguments("--language python --out-dir out")).is_err(), "no library");
         assert!(parse(&arguments("--language ruby --out-dir out lib.so")).is_err());
         assert!(parse(&arguments("--language python --out-dir out --frobnicate lib.so")).is_err());

@@ -690,7 +690,7 @@ mod tests {
 
     // The names the generated module has (sika_ffi.py), which the declarations must repeat.
     #[test]
-    fn names_are_the_generated_modules() {
+    fn b176_stub_names_are_the_generated_modules() {
         assert_eq!(python::variant_name("NotYet"), "NOT_YET");
         assert_eq!(python::variant_name("RetryLater"), "RETRY_LATER");
         assert_eq!(python::type_name("ChargeOutcomeUnknown"), "ChargeOutcomeUnknown");
@@ -700,7 +700,7 @@ mod tests {
     }
 
     #[test]
-    fn match_args_are_python_tuples() {
+    fn b176_stub_match_args_are_python_tuples() {
         assert_eq!(match_args::tuple(&["value".to_owned()]), r#"("value",)"#);
         assert_eq!(match_args::tuple(&["a".to_owned(), "b".to_owned()]), r#"("a", "b")"#);
     }

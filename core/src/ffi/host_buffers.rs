@@ -28,7 +28,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_buffer_holds_a_copy_of_the_bytes() {
+    fn b59_the_host_buffer_holds_a_copy_of_the_bytes() {
         let text = "ref_ẹ_😀".as_bytes().to_vec();
         // SAFETY: `text` is `text.len()` readable bytes.
         let buffer = unsafe { sika_ffi_rust_buffer_of(text.as_ptr(), text.len()) };
@@ -36,7 +36,7 @@ mod tests {
     }
 
     #[test]
-    fn no_bytes_make_an_empty_buffer_without_reading() {
+    fn b59_no_bytes_make_an_empty_buffer_without_reading() {
         // SAFETY: nothing is read when the length is 0.
         let buffer = unsafe { sika_ffi_rust_buffer_of(std::ptr::null(), 0) };
         assert!(buffer.destroy_into_vec().is_empty());

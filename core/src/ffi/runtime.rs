@@ -165,7 +165,7 @@ mod tests {
     }
 
     #[test]
-    fn a_call_runs_on_the_runtime_and_its_result_comes_back() {
+    fn b175_a_call_runs_on_the_runtime_and_its_result_comes_back() {
         let mut call = Box::pin(run(async { Ok(std::thread::current().name().map(str::to_owned)) }));
         let started = Instant::now();
         let thread = loop {
@@ -179,7 +179,7 @@ mod tests {
     }
 
     #[test]
-    fn dropping_the_call_aborts_its_task() {
+    fn b175_dropping_the_call_aborts_its_task() {
         // The task's future owns `dropped`'s guard: it is dropped when the task is aborted.
         struct SetOnDrop(Arc<AtomicBool>);
         impl Drop for SetOnDrop {
@@ -223,7 +223,7 @@ mod tests {
     }
 
     #[test]
-    fn a_panicking_call_panics_where_it_is_awaited() {
+    fn b175_a_panicking_call_panics_where_it_is_awaited() {
         let mut call = Box::pin(run(async { panic!("boom") as Result<()> }));
         let started = Instant::now();
         let outcome = loop {

@@ -105,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn wakes_pass_until_the_gate_closes() {
+    fn b54_wakes_pass_until_the_gate_closes() {
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let host = Waker::from(Arc::clone(&count));
         let gate = Arc::new(WakeGate::default());
@@ -119,7 +119,7 @@ mod tests {
     }
 
     #[test]
-    fn close_waits_for_a_wake_in_progress() {
+    fn b54_close_waits_for_a_wake_in_progress() {
         let gate = Arc::new(WakeGate::default());
         let (entered, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
         let waking = std::thread::spawn({

@@ -769,7 +769,7 @@ mod tests {
     }
 
     #[test]
-    fn tokens_differ() {
+    fn b132_claim_tokens_differ() {
         assert_ne!(new_token(), new_token());
     }
 

@@ -476,7 +476,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn schema_names() {
+    fn b136_a_schema_name_must_be_a_plain_identifier() {
         assert!(is_identifier("shop_ledger"));
         assert!(is_identifier("_x1"));
         for bad in ["", "1x", "Shop", "a-b", "a\"b", "a;drop", &"x".repeat(64)] {
@@ -485,7 +485,7 @@ mod tests {
     }
 
     #[test]
-    fn scrubs_the_password() {
+    fn b135_the_url_password_is_scrubbed() {
         let text = scrub_text(
             "auth failed for pa55 at postgresql://u:pa55@h/db",
             Some("pa55"),

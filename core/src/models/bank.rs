@@ -107,7 +107,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_bank_writes_the_service_names_and_texts() {
+    fn b114_a_bank_writes_the_service_names_and_texts() {
         let body = r#"{"id":1,"name":"Access Bank","code":"044","active":true,"country":"Nigeria","currency":"NGN",
             "type":"nuban","createdAt":"2024-01-15T10:30:00.000Z","updatedAt":"2024-01-15T10:30:00Z"}"#;
         let bank: Bank = serde_json::from_str(body).expect("bank");

@@ -449,7 +449,7 @@ mod tests {
     }
 
     #[test]
-    fn to_json_has_the_service_names_and_texts() {
+    fn b114_to_json_has_the_service_names_and_texts() {
         let transaction = seeded("ORDER-1", "successful", "100.10");
         let json: serde_json::Value = serde_json::from_str(&transaction.to_json()).expect("JSON");
         assert_eq!(json["tx_ref"], "ORDER-1");
@@ -470,7 +470,7 @@ mod tests {
     }
 
     #[test]
-    fn printing_masks_the_customer_and_leaves_out_the_raw_body() {
+    fn b40_printing_masks_the_customer_and_leaves_out_the_raw_body() {
         let transaction = seeded("ORDER-1", "successful", "100.10");
         let shown = transaction.to_string();
         assert_eq!(shown, "transaction ORDER-1: successful, 100.10 GHS, customer +233*******56 a***@example.com");

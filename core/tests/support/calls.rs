@@ -4,7 +4,9 @@
 //! same runner over the same files.
 
 use serde_json::Value;
-use sika_core::{Amount, ChargeRequest, Client, ExpectedPayment, PaymentCheck, SikaError, WebhookDecision};
+use sika_core::{
+    Amount, AwaitOptions, ChargeRequest, Client, ExpectedPayment, PaymentCheck, SikaError, Transaction, WebhookDecision,
+};
 
 use super::{Sandbox, transaction_object};
 
@@ -58,6 +60,89 @@ pub fn variant(debug: &impl std::fmt::Debug) -> String {
     format!("{debug:?}").split([' ', '{', '(']).next().unwrap_or_default().to_owned()
 }
 
+/// A transaction's fields as the rows compare them.
+fn transaction_answer(transaction: &Transaction) -> Value {
+    let status_value = match &transaction.status {
+        sika_core::TransactionStatus::Unknown { value } => Value::from(value.clone()),
+        _ => Value::Null,
+    };
+    serde_json::json!({
+        "tx_ref": transaction.tx_ref,
+        "status": variant(&transaction.status),
+        "status_value": status_value,
+        "merchant_action": variant(&transaction.status.merchant_action()),
+        "is_final": transaction.status.is_final(),
+    })
+}
+
+/// The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md):
+/// any other key is a typo, and the row fails rather than pass without checking it.
+pub const ROW_KEYS: [&str; 4] = ["operation", "input", "expect", "note"];
+pub const INPUT_KEYS: [&str; 19] = [
+    "country",
+    "reference",
+    "amount",
+    "email",
+    "phone_number",
+    "currency",
+    "provider",
+    "callback_url",
+    "expected",
+    "body",
+    "repeat_delivery",
+    "secret_key",
+    "settings",
+    "faults",
+    "called_before",
+    "concurrent",
+    "seed",
+    "charged_before",
+    "answered_about",
+];
+pub const EXPECT_KEYS: [&str; 26] = [
+    "invalid_input",
+    "error",
+    "http_status",
+    "retry_after_seconds",
+    "message_contains",
+    "count",
+    "min_count",
+    "codes",
+    "codes_in_order",
+    "every",
+    "items",
+    "tx_ref",
+    "status",
+    "status_value",
+    "merchant_action",
+    "is_final",
+    "accepted",
+    "check",
+    "field",
+    "action",
+    "expected_value",
+    "actual_value",
+    "decision",
+    "reason_contains",
+    "min_elapsed_ms",
+    "sent",
+];
+
+/// Fails on a key the vocabulary does not have (a typo would otherwise check nothing).
+pub fn check_keys(row: &Value, label: &str) {
+    let unknown = |object: &Value, known: &[&str], part: &str| {
+        for key in object.as_object().unwrap_or_else(|| panic!("{label}: {part} is not an object")).keys() {
+            assert!(known.contains(&key.as_str()), "{label}: unknown key `{key}` in {part}");
+        }
+    };
+    unknown(row, &ROW_KEYS, "the row");
+    unknown(&row["input"], &INPUT_KEYS, "input");
+    unknown(&row["expect"], &EXPECT_KEYS, "expect");
+    if let Some(first) = row["input"].get("called_before") {
+        unknown(&first["input"], &INPUT_KEYS, "called_before's input");
+    }
+}
+
 /// What a call gave, as the rows compare it: the fields of its answer by the fixtures' names.
 async fn answer(operation: &str, client: &Client, input: &Value) -> Result<Value, SikaError> {
     let country = input.get("country").map(text);
@@ -87,19 +172,28 @@ async fn answer(operation: &str, client: &Client, input: &Value) -> Result<Value
                     })
                     .collect(),
             ),
+            "countries" => list(
+                sika_core::countries()
+                    .into_iter()
+                    .map(|c| {
+                        serde_json::json!({"code": c.code, "name": c.name, "currency": c.currency,
+                            "bank_account_type": variant(&c.bank_account_type), "mobile_money": c.mobile_money})
+                    })
+                    .collect(),
+            ),
             "verify_transaction" => {
-                let transaction = client.verify_transaction(&reference.expect("a reference")).await?;
-                let status_value = match &transaction.status {
-                    sika_core::TransactionStatus::Unknown { value } => Value::from(value.clone()),
-                    _ => Value::Null,
+                transaction_answer(&client.verify_transaction(&reference.expect("a reference")).await?)
+            }
+            "await_final_status" => {
+                // The runner's quick polling (tests/fixtures/scenarios/README.md).
+                let options = AwaitOptions {
+                    initial_delay_ms: 50,
+                    interval_ms: 50,
+                    max_interval_ms: 200,
+                    timeout_ms: 5000,
+                    cancellation: None,
                 };
-                serde_json::json!({
-                    "tx_ref": transaction.tx_ref,
-                    "status": variant(&transaction.status),
-                    "status_value": status_value,
-                    "merchant_action": variant(&transaction.status.merchant_action()),
-                    "is_final": transaction.status.is_final(),
-                })
+                transaction_answer(&client.await_final_status(&reference.expect("a reference"), &options).await?)
             }
             "refresh_banks" => list(
                 client
@@ -162,6 +256,7 @@ pub async fn run_scenario(name: &str) {
 
 /// Runs one row against `sandbox` (its log cleared first) and checks everything it expects.
 pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &str) {
+    check_keys(row, label);
     let (operation, input, expect) = (row["operation"].as_str().expect("operation"), &row["input"], &row["expect"]);
     let configured;
     let client = if input.get("secret_key").is_some() || input.get("settings").is_some() {
@@ -189,6 +284,14 @@ pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &
     }
     for fault in input.get("faults").and_then(Value::as_array).into_iter().flatten() {
         sandbox.add_fault(fault);
+    }
+    if let Some(other) = input.get("answered_about") {
+        let (reference, status) =
+            (other["reference"].as_str().expect("reference"), other["status"].as_str().expect("status"));
+        let data = transaction_object(reference, status, other["amount"].as_str().expect("amount"));
+        let body = format!(r#"{{"status":true,"message":"Verification successful","data":{data}}}"#);
+        let path = format!("/transaction/verify/{}", text(&input["reference"]));
+        sandbox.fault(&path, "body", 1, serde_json::json!({ "body": body }));
     }
     if let Some(first) = input.get("called_before") {
         let operation = first["operation"].as_str().expect("operation");
@@ -230,15 +333,24 @@ pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &
         (Some(kind), Err(error)) => {
             assert_eq!(kind, &variant(error), "{label}: {error:?}");
             if let Some(status) = expect.get("http_status") {
-                let SikaError::Api { http_status, .. } = error else { panic!("{label}: {error:?} has no HTTP status") };
+                let (SikaError::Api { http_status, .. } | SikaError::UnexpectedResponse { http_status, .. }) = error
+                else {
+                    panic!("{label}: {error:?} has no HTTP status")
+                };
                 assert_eq!(status, &Value::from(*http_status), "{label}");
             }
             if let Some(hint) = expect.get("retry_after_seconds") {
                 let SikaError::RateLimited { retry_after_seconds, .. } = error else { panic!("{label}: {error:?}") };
                 assert_eq!(hint, &Value::from(*retry_after_seconds), "{label}");
             }
-            if let Some(part) = expect.get("message_contains") {
-                let message = error.to_string();
+            // A text, or a list of texts each in the message.
+            let parts = match expect.get("message_contains") {
+                Some(Value::Array(parts)) => parts.clone(),
+                Some(part) => vec![part.clone()],
+                None => vec![],
+            };
+            let message = error.to_string();
+            for part in parts {
                 assert!(message.contains(part.as_str().expect("text")), "{label}: {message}");
             }
         }
@@ -278,6 +390,17 @@ fn check_answer(answer: &Value, expect: &Value, label: &str) {
         }
         if let Some(least) = expect.get("min_count") {
             assert!(items.len() as u64 >= least.as_u64().expect("count"), "{label}: {}", items.len());
+        }
+        if let Some(codes) = expect.get("codes_in_order") {
+            let got: Vec<&str> = items.iter().map(|item| item["code"].as_str().expect("code")).collect();
+            assert_eq!(&Value::from(got), codes, "{label}");
+        }
+        for (code, fields) in expect.get("items").and_then(Value::as_object).into_iter().flatten() {
+            let item =
+                items.iter().find(|item| &item["code"] == code).unwrap_or_else(|| panic!("{label}: no item {code}"));
+            for (name, value) in fields.as_object().expect("an item's fields") {
+                assert_eq!(&item[name], value, "{label}: {name} of {item}");
+            }
         }
         if let Some(codes) = expect.get("codes") {
             let mut got: Vec<&str> = items.iter().map(|item| item["code"].as_str().expect("code")).collect();

@@ -2,8 +2,8 @@ import Foundation
 import Sika
 import XCTest
 
-/// The async client against the sandbox (B02-B10, B12-B15; B02-B08, B10, B12 and B15 from the
-/// shared scenario files, by Support/Calls.swift); B19 (the blocking client) is in
+/// The async client against the sandbox (B02-B10, B12-B15, B20; B02-B08, B10, B12, B15 and B20 from
+/// the shared scenario files, by Support/Calls.swift); B19 (the blocking client) is in
 /// ClientTests+Blocking.swift. Each test gets its own sandbox, so request logs start empty.
 final class ClientTests: XCTestCase {
     var sandbox: Sandbox!
@@ -25,6 +25,22 @@ final class ClientTests: XCTestCase {
 
     func testB02ProvidersWithoutCountryAreGhanasThreeAndSendNoCountry() async throws {
         try await checkRows("b02_providers_default.json")
+    }
+
+    func testB20TheCountryTableHasFiveCountriesAndNigeriaBanksOnly() async throws {
+        try await checkRows("b20_countries.json")
+    }
+
+    /// A key outside the vocabulary (a typo) is reported, and `checkCallRow` fails such a row
+    /// before any call rather than pass it unchecked.
+    func testB170TheScenarioRunnerRefusesAnUnknownKey() throws {
+        func row(_ text: String) throws -> [String: Any] {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(unknownKeys(try row(#"{"operation":"countries","input":{},"expect":{"count":5,"sent":[]},"note":"ok"}"#)), [])
+        XCTAssertEqual(unknownKeys(try row(#"{"operation":"countries","input":{},"expect":{"count":5,"sentt":[]}}"#)), ["sentt in expect"])
+        XCTAssertEqual(unknownKeys(try row(#"{"operation":"countries","input":{"refrence":"R"},"expect":{"sent":[]}}"#)), ["refrence in input"])
+        XCTAssertEqual(unknownKeys(try row(#"{"operation":"countries","input":{},"expect":{"sent":[]},"notes":"x"}"#)), ["notes in the row"])
     }
 
     func testB03ProvidersPerCountryAcceptLowerCaseAndAreSentUpperCase() async throws {

@@ -207,36 +207,10 @@ final class SafetyTests: XCTestCase {
     }
 
     func testB36AnAnswerAboutAnotherReferenceIsNeverATransactionOfThisOne() async throws {
-        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
-        let verified = await sikaError { try await self.client.verifyTransaction(reference: "ORDER-A") }
-        assertNamesBoth(verified)
-
-        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
-        let confirmed = await sikaError {
-            try await self.client.confirmPayment(reference: "ORDER-A", expected: self.expect("100.10", "GHS"))
-        }
-        assertNamesBoth(confirmed)
-
-        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
-        let waited = await sikaError {
-            try await self.client.awaitFinalStatus(reference: "ORDER-A", options: self.fast(timeoutMs: 5_000))
-        }
-        assertNamesBoth(waited)
-
-        // Not decidable: the service is asked to deliver the notification again.
-        try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")
-        let decision = try await client.handleWebhook(body: notification("ORDER-A"), expected: expect("100.10", "GHS"))
-        guard case .retryLater(let reason) = decision else {
-            return XCTFail("expected retryLater, got \(decision)")
-        }
-        XCTAssertTrue(reason.contains("`ORDER-B`"), reason)
-        XCTAssertEqual(decision.httpStatus(), 503, "the service redelivers")
-        XCTAssertFalse(decision.acknowledge())
-        for outcome in [verified as Any, confirmed as Any, waited as Any, decision] {
-            assertNoKey(outcome)
-        }
+        try await checkScenarioRows(sandbox, "b36_answer_about_another_reference.json")
     }
 
+    /// The blocking client takes the same path (B19's shape; the async rows are the scenario file's).
     func testB36TheBlockingClientRejectsAnAnswerAboutAnotherReference() async throws {
         let blocking = try sandbox.blockingClient()
         try await crossedAnswer(requested: "ORDER-A", answered: "ORDER-B")

@@ -2,7 +2,8 @@ import Foundation
 import Sika
 import XCTest
 
-/// B11 and B20: the core's status logic and country table, as Swift sees them.
+/// B11: the core's status logic, as Swift sees it (B20, the country table, runs its scenario file
+/// in ClientTests).
 final class StatusTests: XCTestCase {
     /// The shared rows (tests/fixtures/scenarios/b11_status_actions.json): the service's text read
     /// by the decoder's rule, and what the core's methods say of it.
@@ -32,21 +33,5 @@ final class StatusTests: XCTestCase {
         let customer = try XCTUnwrap(transaction.customer)
         XCTAssertTrue(printed.hasPrefix("transaction ORDER-1001: successful, 100.10 GHS"), printed)
         XCTAssertFalse(printed.contains(customer.phoneNumber!) || printed.contains(customer.email!), printed)
-    }
-
-    func testB20FiveCountriesAndNigeriaHasBanksOnly() throws {
-        let all = countries()
-        XCTAssertEqual(Set(all.map(\.code)), ["GH", "NG", "KE", "UG", "TZ"])
-        XCTAssertEqual(all.count, 5)
-        let nigeria = try XCTUnwrap(all.first { $0.code == "NG" })
-        XCTAssertFalse(nigeria.mobileMoney)
-        XCTAssertEqual(nigeria.bankAccountType, .nuban)
-        XCTAssertEqual(nigeria.currency, "NGN")
-        for country in all where country.code != "NG" {
-            XCTAssertTrue(country.mobileMoney, country.code)
-            XCTAssertEqual(country.bankAccountType, .accountNumber, country.code)
-        }
-        let ghana = try XCTUnwrap(all.first { $0.code == "GH" })
-        XCTAssertEqual(ghana.currency, "GHS")
     }
 }

@@ -80,7 +80,7 @@ mod tests {
     use super::{string, tuple};
 
     #[test]
-    fn python_literals() {
+    fn b176_python_literals_are_quoted_exactly() {
         assert_eq!(string("a \"b\"\\\n\tẹ").unwrap(), r#""a \"b\"\\\n\tẹ""#);
         assert!(string("bell \u{7}").is_err());
         assert_eq!(tuple(&[]).unwrap(), "()");

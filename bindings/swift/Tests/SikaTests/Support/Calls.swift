@@ -80,9 +80,60 @@ private func answerFrom(_ json: Data) throws -> Answer {
     return .object(try XCTUnwrap(wrapped["object"] as? [String: Any]))
 }
 
+/// A transaction's fields as the rows compare them.
+private func transactionAnswer(_ transaction: Transaction) -> Answer {
+    let status = transaction.status
+    var statusValue: Any = NSNull()
+    if case .unknown(let value) = status { statusValue = value }
+    return .object([
+        "tx_ref": transaction.txRef,
+        "status": String(kindText(status).prefix { $0 != ":" }),
+        "status_value": statusValue,
+        "merchant_action": kindText(status.merchantAction()),
+        "is_final": status.isFinal(),
+    ])
+}
+
+// The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md): any
+// other key is a typo, and the row fails rather than pass without checking it.
+private let rowKeys: Set = ["operation", "input", "expect", "note"]
+private let inputKeys: Set = [
+    "country", "reference", "amount", "email", "phone_number", "currency", "provider", "callback_url",
+    "expected", "body", "repeat_delivery", "secret_key", "settings", "faults", "called_before",
+    "concurrent", "seed", "charged_before", "answered_about",
+]
+private let expectKeys: Set = [
+    "invalid_input", "error", "http_status", "retry_after_seconds", "message_contains",
+    "count", "min_count", "codes", "codes_in_order", "every", "items",
+    "tx_ref", "status", "status_value", "merchant_action", "is_final", "accepted",
+    "check", "field", "action", "expected_value", "actual_value", "decision", "reason_contains",
+    "min_elapsed_ms", "sent",
+]
+
+/// The keys of a row outside the vocabulary, each with where it is.
+func unknownKeys(_ row: [String: Any]) -> [String] {
+    let input = row["input"] as? [String: Any] ?? [:]
+    var parts: [(String, [String: Any], Set<String>)] = [
+        ("the row", row, rowKeys), ("input", input, inputKeys), ("expect", row["expect"] as? [String: Any] ?? [:], expectKeys),
+    ]
+    if let first = (input["called_before"] as? [String: Any])?["input"] as? [String: Any] {
+        parts.append(("called_before's input", first, inputKeys))
+    }
+    return parts.flatMap { entry in
+        entry.1.keys.sorted().filter { !entry.2.contains($0) }.map { "\($0) in \(entry.0)" }
+    }
+}
+
 private func answer(_ client: Client, _ operation: String, _ input: [String: Any]) async throws -> Answer {
     let country = try inputText(input["country"])
     switch operation {
+    case "countries":
+        return .items(countries().map { c -> [String: Any] in
+            [
+                "code": c.code, "name": c.name, "currency": c.currency, "bank_account_type": kindText(c.bankAccountType),
+                "mobile_money": c.mobileMoney,
+            ]
+        })
     case "list_mobile_money_providers":
         return .items(try await client.listMobileMoneyProviders(country: country).map { p in
             ["code": p.code, "country": p.country, "currency": p.currency, "provider_type": p.providerType]
@@ -92,17 +143,12 @@ private func answer(_ client: Client, _ operation: String, _ input: [String: Any
             ["code": b.code, "country": b.country, "currency": b.currency, "account_type": kindText(b.accountType)]
         })
     case "verify_transaction":
-        let transaction = try await client.verifyTransaction(reference: try XCTUnwrap(inputText(input["reference"])))
-        let status = transaction.status
-        var statusValue: Any = NSNull()
-        if case .unknown(let value) = status { statusValue = value }
-        return .object([
-            "tx_ref": transaction.txRef,
-            "status": String(kindText(status).prefix { $0 != ":" }),
-            "status_value": statusValue,
-            "merchant_action": kindText(status.merchantAction()),
-            "is_final": status.isFinal(),
-        ])
+        return transactionAnswer(try await client.verifyTransaction(reference: try XCTUnwrap(inputText(input["reference"]))))
+    case "await_final_status":
+        // The runner's quick polling (tests/fixtures/scenarios/README.md).
+        let options = AwaitOptions(initialDelayMs: 50, intervalMs: 50, maxIntervalMs: 200, timeoutMs: 5_000, cancellation: nil)
+        let reference = try XCTUnwrap(inputText(input["reference"]))
+        return transactionAnswer(try await client.awaitFinalStatus(reference: reference, options: options))
     case "refresh_banks":
         return .items(try await client.refreshBanks(country: country).map { b in
             ["code": b.code, "country": b.country, "currency": b.currency]
@@ -156,7 +202,7 @@ private let answerFields = [
     "check", "field", "action", "decision", "expected_value", "actual_value",
 ]
 
-private let booleanFields: Set = ["authorized", "is_final", "accepted"]
+private let booleanFields: Set = ["authorized", "is_final", "accepted", "mobile_money"]
 private let integerFields: Set = ["http_status"]
 
 /// Whether a value the runner read equals the row's JSON value for the field `name`.
@@ -178,6 +224,10 @@ func checkScenarioRows(_ sandbox: Sandbox, _ name: String, file: StaticString = 
 func checkCallRow(
     _ sandbox: Sandbox, _ row: [String: Any], _ label: String, file: StaticString = #filePath, line: UInt = #line
 ) async throws {
+    let unknown = unknownKeys(row)
+    guard unknown.isEmpty else {
+        return XCTFail("\(label): keys outside the vocabulary: \(unknown)", file: file, line: line)
+    }
     let operation = try XCTUnwrap(row["operation"] as? String)
     let input = try XCTUnwrap(row["input"] as? [String: Any])
     let expect = try XCTUnwrap(row["expect"] as? [String: Any])
@@ -199,6 +249,14 @@ func checkCallRow(
     }
     for fault in input["faults"] as? [[String: Any]] ?? [] {
         try await sandbox.addFault(json: jsonText(fault))
+    }
+    if let other = input["answered_about"] as? [String: Any] {
+        let data = try transactionObject(
+            reference: try XCTUnwrap(other["reference"] as? String), status: try XCTUnwrap(other["status"] as? String),
+            amount: try XCTUnwrap(other["amount"] as? String))
+        let body = #"{"status":true,"message":"Verification successful","data":"# + data + "}"
+        let requested = try XCTUnwrap(inputText(input["reference"]))
+        try await sandbox.addFault("/transaction/verify/" + requested, kind: "body", options: ["body": body])
     }
     if let first = input["called_before"] as? [String: Any] {
         let firstInput = try XCTUnwrap(first["input"] as? [String: Any])
@@ -260,8 +318,10 @@ func checkCallRow(
             }
             XCTAssertEqual(hint.map { Int($0) }, want, label, file: file, line: line)
         }
-        if let part = expect["message_contains"] as? String {
-            let message = failure.map { "\($0)" } ?? ""
+        // A text, or a list of texts each in the message.
+        let texts = expect["message_contains"].map { $0 as? [String] ?? [$0 as? String ?? "?"] } ?? []
+        let message = failure.map { "\($0)" } ?? ""
+        for part in texts {
             XCTAssertTrue(message.contains(part), "\(label): \(message)", file: file, line: line)
         }
     } else {
@@ -271,6 +331,18 @@ func checkCallRow(
             if let count = expect["count"] as? Int { XCTAssertEqual(items.count, count, label, file: file, line: line) }
             if let least = expect["min_count"] as? Int {
                 XCTAssertGreaterThanOrEqual(items.count, least, label, file: file, line: line)
+            }
+            if let codes = expect["codes_in_order"] as? [String] {
+                XCTAssertEqual(items.compactMap { $0["code"] as? String }, codes, label, file: file, line: line)
+            }
+            for (code, fields) in expect["items"] as? [String: [String: Any]] ?? [:] {
+                guard let item = items.first(where: { $0["code"] as? String == code }) else {
+                    XCTFail("\(label): no item \(code)", file: file, line: line)
+                    continue
+                }
+                for (name, value) in fields {
+                    XCTAssertTrue(same(name, item[name], value), "\(label): \(name) of \(item)", file: file, line: line)
+                }
             }
             if let codes = expect["codes"] as? [String] {
                 XCTAssertEqual(items.compactMap { $0["code"] as? String }.sorted(), codes, label, file: file, line: line)

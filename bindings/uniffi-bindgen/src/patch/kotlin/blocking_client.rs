@@ -136,7 +136,7 @@ mod tests {
     const GENERATED: &str = "\npublic interface ClientInterface {\n    \n    /**\n     * Verifies.\n     */\n    suspend fun `verify`(`reference`: kotlin.String): Transaction\n    \n    suspend fun `list`(`country`: kotlin.String? = null): List<Bank>\n    \n    fun `withOptions`(`timeoutMs`: kotlin.Long? = null): Client\n    \n    fun `shutdown`()\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    constructor(`config`: ClientConfig) :\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `verify`(`reference`: kotlin.String) : Transaction {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `list`(`country`: kotlin.String?) : List<Bank> {\n    }\n    @Throws(SikaException::class)override fun `withOptions`(`timeoutMs`: kotlin.Long?): Client {\n    }\n    override fun `shutdown`()\n        = callWithHandle {\n    }\n    companion object {\n        @Throws(SikaException::class) fun `fromEnv`(): Client {\n";
 
     #[test]
-    fn every_operation_parks_on_the_async_client() {
+    fn b176_blocking_client_every_operation_parks_on_the_async_client() {
         let file = generate(GENERATED).unwrap();
         assert!(file.contains("    @Throws(SikaException::class)\n    fun `verify`(`reference`: kotlin.String): Transaction =\n        parkUntilDone { client.`verify`(`reference`) }\n"), "{file}");
         assert!(file.contains("    @Throws(SikaException::class)\n    @JvmOverloads\n    fun `list`(`country`: kotlin.String? = null): List<Bank> =\n        parkUntilDone { client.`list`(`country`) }\n"), "{file}");
@@ -148,7 +148,7 @@ mod tests {
     }
 
     #[test]
-    fn the_shape_is_checked() {
+    fn b176_blocking_client_the_shape_is_checked() {
         assert!(generate(&GENERATED.replace("interface ClientInterface", "interface AsyncClient")).is_err());
         assert!(generate(&GENERATED.replace("suspend fun", "fun")).is_err());
         assert!(generate(&GENERATED.replace("fun `fromEnv`()", "fun `fromEnvironment`()")).is_err());

@@ -162,7 +162,7 @@ mod tests {
     }
 
     #[test]
-    fn every_status_parameter_becomes_a_pointer() {
+    fn b176_every_status_parameter_becomes_a_pointer() {
         let text = generated(
             "    external fun f(`a`: Long,uniffi_out_err: UniffiRustCallStatus, \n    ): Byte\n    external fun g(uniffi_out_err: UniffiRustCallStatus, \n    ): Unit\n",
         );
@@ -174,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn a_status_parameter_of_another_shape_fails_the_build() {
+    fn b176_a_status_parameter_of_another_shape_fails_the_build() {
         let text = generated("    external fun f(uniffi_out_err: UniffiRustCallStatus,\n    ): Byte\n");
         assert!(patch(text).is_err());
     }

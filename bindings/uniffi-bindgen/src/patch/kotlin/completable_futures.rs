@@ -163,7 +163,7 @@ mod tests {
     use super::{SuspendMethod, patch};
 
     #[test]
-    fn twins_keep_parameters_defaults_and_results() {
+    fn b176_future_twins_keep_parameters_defaults_and_results() {
         let method =
             SuspendMethod::parse("`find`(`a`: Map<String, Int>, `b`: kotlin.String? = null): List<Bank>").unwrap();
         assert_eq!(method.names, ["a", "b"]);
@@ -177,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn the_shape_is_checked() {
+    fn b176_future_twins_the_shape_is_checked() {
         let generated = "\nimport java.nio.ByteBuffer\n\npublic interface ClientInterface {\n    suspend fun `get`(`id`: kotlin.String): Transaction\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    override suspend fun `get`(`id`: kotlin.String) : Transaction {\n    }\n}\n";
         let patched = patch(generated.to_owned()).unwrap();
         assert!(patched.contains("ClientInterface\n{\n    /**"));

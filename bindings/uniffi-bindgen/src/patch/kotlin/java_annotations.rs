@@ -79,7 +79,7 @@ mod tests {
     const GENERATED: &str = "open class Client {\n    constructor(`config`: ClientConfig) :\n        this(UniffiWithHandle, \n    uniffiRustCallWithError(SikaException) { _status ->\n}\n    )\n    constructor() :\n        this(UniffiWithHandle, \n    uniffiRustCall() { _status ->\n}\n    )\n    companion object {\n    @Throws(SikaException::class) fun `fromEnv`(): Client {\n    }\n    }\n}\n";
 
     #[test]
-    fn throwing_constructors_and_factories_are_annotated() {
+    fn b176_throwing_constructors_and_factories_are_annotated() {
         let patched = patch(GENERATED.to_owned()).unwrap();
         assert!(patched.contains("    @Throws(SikaException::class)\n    constructor(`config`"));
         assert!(patched.contains("    )\n    constructor() :"), "a constructor that cannot fail is left alone");

@@ -113,7 +113,7 @@ mod tests {
         \n         */ fun `bankAccountTypeFromText`(`text`: kotlin.String): BankAccountType {\n    }\n";
 
     #[test]
-    fn annotates_records_and_enums_and_appends_their_serializers() {
+    fn b176_annotates_records_and_enums_and_appends_their_serializers() {
         let patched = patch(GENERATED.to_owned()).expect("patches");
         assert!(
             patched.contains("@kotlinx.serialization.Serializable(with = BankSerializer::class)\ndata class Bank (\n")
@@ -127,7 +127,7 @@ mod tests {
     }
 
     #[test]
-    fn a_record_without_its_reader_fails_the_build() {
+    fn b176_a_record_without_its_reader_fails_the_build() {
         let without_reader = GENERATED.replace("fun `bankFromJson`(`json`: kotlin.String): Bank {", "");
         let extra_writer = format!("{GENERATED}\ndata class Other (\n){{\n    fun `toJson`(): kotlin.String {{\n}}\n");
         for text in [without_reader, extra_writer] {

@@ -33,7 +33,7 @@ mod tests {
     use super::patch;
 
     #[test]
-    fn the_by_value_buffer_gets_a_pointer_constructor() {
+    fn b176_the_by_value_buffer_gets_a_pointer_constructor() {
         let generated = "open class RustBuffer : Structure() {\n    class ByValue: RustBuffer(), Structure.ByValue\n";
         let patched = patch(generated.to_owned()).unwrap();
         assert!(patched.contains("        constructor(pointer: Pointer) : this() {\n"));

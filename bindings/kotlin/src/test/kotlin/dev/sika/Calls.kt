@@ -71,9 +71,59 @@ object Calls {
         else -> value::class.simpleName!!
     }
 
+    /** A transaction's fields as the rows compare them. */
+    private fun transactionAnswer(transaction: Transaction): JsonObject {
+        val status = transaction.status
+        return buildJsonObject {
+            put("tx_ref", transaction.txRef)
+            put("status", variant(status))
+            put("status_value", (status as? TransactionStatus.Unknown)?.value)
+            put("merchant_action", variant(status.merchantAction()))
+            put("is_final", status.isFinal())
+        }
+    }
+
+    /**
+     * The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md):
+     * any other key is a typo, and the row fails rather than pass without checking it.
+     */
+    private val ROW_KEYS = setOf("operation", "input", "expect", "note")
+    private val INPUT_KEYS = setOf(
+        "country", "reference", "amount", "email", "phone_number", "currency", "provider", "callback_url",
+        "expected", "body", "repeat_delivery", "secret_key", "settings", "faults", "called_before",
+        "concurrent", "seed", "charged_before", "answered_about",
+    )
+    private val EXPECT_KEYS = setOf(
+        "invalid_input", "error", "http_status", "retry_after_seconds", "message_contains",
+        "count", "min_count", "codes", "codes_in_order", "every", "items",
+        "tx_ref", "status", "status_value", "merchant_action", "is_final", "accepted",
+        "check", "field", "action", "expected_value", "actual_value", "decision", "reason_contains",
+        "min_elapsed_ms", "sent",
+    )
+
+    /** The keys of a row outside the vocabulary, each with where it is. */
+    fun unknownKeys(row: JsonObject): List<String> {
+        val input = row["input"]!!.jsonObject
+        val parts = mutableListOf(
+            Triple("the row", row, ROW_KEYS),
+            Triple("input", input, INPUT_KEYS),
+            Triple("expect", row["expect"]!!.jsonObject, EXPECT_KEYS),
+        )
+        input["called_before"]?.jsonObject?.let { parts.add(Triple("called_before's input", it["input"]!!.jsonObject, INPUT_KEYS)) }
+        return parts.flatMap { (part, obj, known) -> obj.keys.filter { it !in known }.map { "$it in $part" } }
+    }
+
     private suspend fun answer(client: Client, operation: String, input: JsonObject): JsonElement {
         val country = input["country"]?.let(::text)
         return when (operation) {
+            "countries" -> JsonArray(
+                countries().map { c ->
+                    buildJsonObject {
+                        put("code", c.code); put("name", c.name); put("currency", c.currency)
+                        put("bank_account_type", variant(c.bankAccountType)); put("mobile_money", c.mobileMoney)
+                    }
+                },
+            )
             "list_mobile_money_providers" -> JsonArray(
                 client.listMobileMoneyProviders(country).map { p ->
                     buildJsonObject {
@@ -90,17 +140,14 @@ object Calls {
                     }
                 },
             )
-            "verify_transaction" -> {
-                val transaction = client.verifyTransaction(text(input["reference"]!!))
-                val status = transaction.status
-                buildJsonObject {
-                    put("tx_ref", transaction.txRef)
-                    put("status", variant(status))
-                    put("status_value", (status as? TransactionStatus.Unknown)?.value)
-                    put("merchant_action", variant(status.merchantAction()))
-                    put("is_final", status.isFinal())
-                }
-            }
+            "verify_transaction" -> transactionAnswer(client.verifyTransaction(text(input["reference"]!!)))
+            // The runner's quick polling (tests/fixtures/scenarios/README.md).
+            "await_final_status" -> transactionAnswer(
+                client.awaitFinalStatus(
+                    text(input["reference"]!!),
+                    AwaitOptions(initialDelayMs = 50, intervalMs = 50, maxIntervalMs = 200, timeoutMs = 5_000, cancellation = null),
+                ),
+            )
             "refresh_banks" -> JsonArray(
                 client.refreshBanks(country).map { b ->
                     buildJsonObject { put("code", b.code); put("country", b.country); put("currency", b.currency) }
@@ -160,6 +207,7 @@ object Calls {
 
     /** Runs one row against [sandbox] (its log cleared first) and checks everything it expects. */
     suspend fun checkRow(sandbox: Sandbox, row: JsonObject, label: String) {
+        assertEquals(emptyList<String>(), unknownKeys(row), "$label: keys outside the vocabulary")
         val operation = row["operation"]!!.jsonPrimitive.content
         val input = row["input"]!!.jsonObject
         val expect = row["expect"]!!.jsonObject
@@ -184,6 +232,12 @@ object Calls {
                 sandbox.seedTransaction(transactionObject(text(input["reference"]!!), seed["status"]!!.jsonPrimitive.content, amount))
             }
             input["faults"]?.jsonArray?.forEach { sandbox.addFault(it.jsonObject) }
+            input["answered_about"]?.jsonObject?.let { other ->
+                fun field(name: String) = other[name]!!.jsonPrimitive.content
+                val data = transactionObject(field("reference"), field("status"), field("amount"))
+                val body = """{"status":true,"message":"Verification successful","data":$data}"""
+                sandbox.fault("/transaction/verify/${text(input["reference"]!!)}", "body", "body" to body)
+            }
             input["called_before"]?.jsonObject?.let { first ->
                 answer(client, first["operation"]!!.jsonPrimitive.content, first["input"]!!.jsonObject)
             }
@@ -221,15 +275,23 @@ object Calls {
             if (want != null) {
                 assertEquals(want.jsonPrimitive.content, error?.let(::variant), "$label: $result")
                 expect["http_status"]?.let { status ->
-                    assertEquals(status.jsonPrimitive.int, assertInstanceOf(SikaException.Api::class.java, error).httpStatus, label)
+                    val httpStatus = when (error) {
+                        is SikaException.Api -> error.httpStatus
+                        is SikaException.UnexpectedResponse -> error.httpStatus
+                        else -> throw AssertionError("$label: $error has no HTTP status")
+                    }
+                    assertEquals(status.jsonPrimitive.int, httpStatus, label)
                 }
                 expect["retry_after_seconds"]?.let { hint ->
                     val limited = assertInstanceOf(SikaException.RateLimited::class.java, error)
                     assertEquals(hint.jsonPrimitive.long, limited.retryAfterSeconds?.toLong(), label)
                 }
-                expect["message_contains"]?.let { part ->
+                // A text, or a list of texts each in the message.
+                expect["message_contains"]?.let { parts ->
                     val message = error!!.message.orEmpty()
-                    assertTrue(message.contains(part.jsonPrimitive.content), "$label: $message")
+                    (parts as? JsonArray ?: JsonArray(listOf(parts))).forEach { part ->
+                        assertTrue(message.contains(part.jsonPrimitive.content), "$label: $message")
+                    }
                 }
             } else {
                 assertNull(error, "$label: $error")
@@ -253,6 +315,12 @@ object Calls {
         if (answer is JsonArray) {
             expect["count"]?.let { assertEquals(it.jsonPrimitive.int, answer.size, label) }
             expect["min_count"]?.let { assertTrue(answer.size >= it.jsonPrimitive.int, "$label: ${answer.size}") }
+            expect["codes_in_order"]?.let { codes -> assertEquals(codes, JsonArray(answer.map { it.jsonObject["code"]!! }), label) }
+            expect["items"]?.jsonObject?.forEach { (code, fields) ->
+                val item = answer.map { it.jsonObject }.singleOrNull { it["code"] == JsonPrimitive(code) }
+                    ?: error("$label: no item $code")
+                fields.jsonObject.forEach { (name, value) -> assertEquals(value, item[name], "$label: $name of $item") }
+            }
             expect["codes"]?.let { codes ->
                 assertEquals(codes, JsonArray(answer.map { it.jsonObject["code"]!! }.sortedBy { it.jsonPrimitive.content }), label)
             }

@@ -39,6 +39,23 @@ class ClientTest {
     fun testB02ProvidersWithoutACountryAreGhanasAndSendNoCountry(): List<DynamicTest> = rows("b02_providers_default.json")
 
     @TestFactory
+    fun testB20TheCountryTableHasFiveCountriesAndNigeriaBanksOnly(): List<DynamicTest> = rows("b20_countries.json")
+
+    /** A key outside the vocabulary (a typo) fails the row before any call, rather than pass unchecked. */
+    @Test
+    fun testB170TheScenarioRunnerRefusesAnUnknownKey() {
+        fun row(text: String) = Json.parseToJsonElement(text).jsonObject
+        assertEquals(emptyList<String>(), Calls.unknownKeys(row("""{"operation":"countries","input":{},"expect":{"count":5,"sent":[]},"note":"ok"}""")))
+        for (typo in listOf(
+            """{"operation":"countries","input":{},"expect":{"count":5,"sentt":[]}}""",
+            """{"operation":"countries","input":{"refrence":"R"},"expect":{"sent":[]}}""",
+            """{"operation":"countries","input":{},"expect":{"sent":[]},"notes":"x"}""",
+        )) {
+            assertThrows<AssertionError> { runBlocking { Calls.checkRow(sandbox, row(typo), "typo") } }
+        }
+    }
+
+    @TestFactory
     fun testB03ProvidersPerCountryAcceptLowerCaseAndSendUpperCase(): List<DynamicTest> = rows("b03_providers_per_country.json")
 
     @TestFactory

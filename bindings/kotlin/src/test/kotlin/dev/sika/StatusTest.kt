@@ -39,15 +39,4 @@ class StatusTest {
         assertTrue(printed.startsWith("transaction ORDER-1001: successful, 100.10 GHS"), printed)
         assertFalse(printed.contains(customer.phoneNumber!!) || printed.contains(customer.email!!), printed)
     }
-
-    @Test
-    fun testB20FiveCountriesAndNigeriaHasBanksOnly() {
-        val all = countries()
-        assertEquals(listOf("GH", "KE", "UG", "TZ", "NG"), all.map { it.code })
-        val nigeria = all.single { it.code == "NG" }
-        assertFalse(nigeria.mobileMoney)
-        assertEquals(BankAccountType.Nuban, nigeria.bankAccountType)
-        assertEquals("NGN", nigeria.currency)
-        assertTrue(all.filter { it.code != "NG" }.all { it.mobileMoney && it.bankAccountType == BankAccountType.AccountNumber })
-    }
 }
