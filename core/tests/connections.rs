@@ -243,14 +243,18 @@ async fn b75_charges_around_the_servers_keep_alive_timeout_are_never_falsely_unk
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b75_an_idle_connection_is_not_reused_after_the_pool_idle_timeout() {
     let server = KeepAliveServer::start(Duration::from_secs(10)).await;
-    let config = ClientConfig { pool_idle_timeout_ms: 100, ..ClientConfig::new(KEY, server.url.clone()) };
+    let config = ClientConfig { pool_idle_timeout_ms: 1_000, ..ClientConfig::new(KEY, server.url.clone()) };
     let client = Client::new(config).expect("client");
-    // Reads are pooled: a GET answered, then another within the idle timeout reuses it.
+    // Reads are pooled: a GET answered, then another within the idle timeout reuses it. The
+    // answered connection goes back to the pool on the connection's own task: the pause lets
+    // it get there on a loaded machine too (with 100 ms of idle time and no pause, the second
+    // read sometimes found the pool empty, or the connection already expired).
     let verify = |client: Client| async move { client.list_mobile_money_providers(Some("GH")).await };
     let _ = verify(client.clone()).await; // the server answers a charge shape: a typed error, fine
+    tokio::time::sleep(Duration::from_millis(50)).await;
     let _ = verify(client.clone()).await;
     assert_eq!(server.accepted.load(Ordering::Relaxed), 1, "the second read reused the connection");
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
     let _ = verify(client.clone()).await;
     assert_eq!(server.accepted.load(Ordering::Relaxed), 2, "after the idle timeout, a new connection");
 }
