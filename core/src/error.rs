@@ -170,52 +170,44 @@ impl SikaError {
     }
 }
 
+/// The `request_id` field of the variants that follow a request, `None` for the others: one
+/// list for `request_id` (`&self`) and its slot (`&mut self`), which bind the field by reference
+/// as the error is borrowed.
+macro_rules! request_id_field {
+    ($error:expr) => {
+        match $error {
+            SikaError::Unauthorized { request_id }
+            | SikaError::InvalidCountryCode { request_id }
+            | SikaError::NoProvidersFound { request_id }
+            | SikaError::TransactionNotFound { request_id }
+            | SikaError::InvalidReference { request_id }
+            | SikaError::Api { request_id, .. }
+            | SikaError::RateLimited { request_id, .. }
+            | SikaError::Timeout { request_id }
+            | SikaError::Network { request_id, .. }
+            | SikaError::UnexpectedResponse { request_id, .. }
+            | SikaError::ChargeOutcomeUnknown { request_id, .. } => Some(request_id),
+            SikaError::InvalidInput { .. }
+            | SikaError::Cancelled
+            | SikaError::Configuration { .. }
+            | SikaError::Storage { .. }
+            | SikaError::ClaimLost { .. } => None,
+        }
+    };
+}
+
 impl SikaError {
     /// The id to quote to support: the service's `X-Request-Id` of the answer it sent, else
     /// the `X-Request-Id` Sika sent with the call's last attempt. `None` for the errors no
     /// request preceded (`InvalidInput`, `Configuration`, `Cancelled`, `Storage`, `ClaimLost`)
     /// and for errors read from bytes (`decode_*`, `parse_webhook_event`). ADR 0053.
     pub fn request_id(&self) -> Option<&str> {
-        match self {
-            Self::Unauthorized { request_id }
-            | Self::InvalidCountryCode { request_id }
-            | Self::NoProvidersFound { request_id }
-            | Self::TransactionNotFound { request_id }
-            | Self::InvalidReference { request_id }
-            | Self::Api { request_id, .. }
-            | Self::RateLimited { request_id, .. }
-            | Self::Timeout { request_id }
-            | Self::Network { request_id, .. }
-            | Self::UnexpectedResponse { request_id, .. }
-            | Self::ChargeOutcomeUnknown { request_id, .. } => request_id.as_deref(),
-            Self::InvalidInput { .. }
-            | Self::Cancelled
-            | Self::Configuration { .. }
-            | Self::Storage { .. }
-            | Self::ClaimLost { .. } => None,
-        }
+        request_id_field!(self).and_then(Option::as_deref)
     }
 
     /// The slot of the variants that follow a request.
     fn request_id_slot(&mut self) -> Option<&mut Option<String>> {
-        match self {
-            Self::Unauthorized { request_id }
-            | Self::InvalidCountryCode { request_id }
-            | Self::NoProvidersFound { request_id }
-            | Self::TransactionNotFound { request_id }
-            | Self::InvalidReference { request_id }
-            | Self::Api { request_id, .. }
-            | Self::RateLimited { request_id, .. }
-            | Self::Timeout { request_id }
-            | Self::Network { request_id, .. }
-            | Self::UnexpectedResponse { request_id, .. }
-            | Self::ChargeOutcomeUnknown { request_id, .. } => Some(request_id),
-            Self::InvalidInput { .. }
-            | Self::Cancelled
-            | Self::Configuration { .. }
-            | Self::Storage { .. }
-            | Self::ClaimLost { .. } => None,
-        }
+        request_id_field!(self)
     }
 
     /// The error with `id` as its request id, unless it has one already (the service's, set
