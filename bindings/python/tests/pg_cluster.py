@@ -74,7 +74,9 @@ class Cluster:
     def _run(self, program: str, *args: str) -> None:
         command = [str(self._bin / program), *args]
         if self._user is not None:
-            command = ["runuser", "-u", self._user, "--", *command]
+            # installed-python runs the suite with a PATH of a few tools: runuser is in sbin.
+            runuser = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sbin") or "runuser"
+            command = [runuser, "-u", self._user, "--", *command]
         done = subprocess.run(command, cwd=self._dir, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             log = (self._dir / "log").read_text() if (self._dir / "log").exists() else ""
