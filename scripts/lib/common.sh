@@ -4,6 +4,10 @@ set -euo pipefail
 shopt -s inherit_errexit
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# CI builds each crate once, from a fresh clone: incremental state would only fill the disk.
+if [[ "${CI:-}" == true ]]; then
+  export CARGO_INCREMENTAL=0
+fi
 # Machine-wide cache for things the scripts install (venvs, the Swift chroot); never in the repo.
 SIKA_CACHE="${SIKA_CACHE:-$HOME/.cache/sika}"
 mkdir -p "$SIKA_CACHE"
