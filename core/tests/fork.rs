@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sika_core::{Amount, BlockingClient, ChargeRequest, Client, ExpectedPayment, PaymentCheck, Result, Transaction};
+use support::forking::{fork_child, wait_for_child};
 use support::{Sandbox, captured_log, transaction_object};
 
 const CHILDREN: usize = 4;
@@ -125,56 +126,6 @@ fn checks(calls: &impl Calls, reference: &str, amount: &str) -> std::result::Res
         return Err(format!("charged {charge_reference}, the answer is about {}", data["tx_ref"]));
     }
     Ok(())
-}
-
-/// Forks; the child runs `body` and exits with 0 when it returns `Ok` (1 with the reason on
-/// stderr, 101 on a panic), never returning here. The parent gets the child's pid.
-fn fork_child(body: impl FnOnce() -> std::result::Result<(), String>) -> libc::pid_t {
-    // SAFETY: fork has no preconditions; the child only runs `body` (what the SDK must
-    // survive: a fork of a multi-threaded process) and leaves with `_exit`, so nothing of the
-    // parent's (the test harness, its threads' destructors) runs in it.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed: {}", std::io::Error::last_os_error());
-    if pid == 0 {
-        let code = match std::panic::catch_unwind(AssertUnwindSafe(body)) {
-            Ok(Ok(())) => 0,
-            Ok(Err(reason)) => {
-                eprintln!("child {}: {reason}", std::process::id());
-                1
-            }
-            Err(_panic) => 101,
-        };
-        // SAFETY: ends the child without running the parent's exit handlers or destructors.
-        unsafe { libc::_exit(code) };
-    }
-    pid
-}
-
-/// Waits for `pid` until `deadline`; a child still running then is killed. `Ok` when it exited
-/// with 0, else what happened.
-fn wait_for_child(pid: libc::pid_t, deadline: Instant) -> std::result::Result<(), String> {
-    loop {
-        let mut status = 0;
-        // SAFETY: waits for our own child; `status` is a valid out pointer.
-        let waited = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        assert!(waited >= 0, "waitpid: {}", std::io::Error::last_os_error());
-        if waited == pid {
-            return match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
-                (true, 0) => Ok(()),
-                (true, code) => Err(format!("child {pid} exited with {code} (its reason is on stderr)")),
-                (false, _) => Err(format!("child {pid} was killed by signal {}", libc::WTERMSIG(status))),
-            };
-        }
-        if Instant::now() >= deadline {
-            // SAFETY: kills and reaps our own child.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
-            }
-            return Err(format!("child {pid} hung: killed at the deadline"));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 /// Forks `CHILDREN` children, each running `checks` on its own reference (child 0 also forks

@@ -34,7 +34,8 @@ mod postgres;
 mod sqlite;
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::DateTime;
@@ -44,6 +45,7 @@ use crate::client::Client;
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
 use crate::models::json::{from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
+use crate::process::PerProcess;
 use crate::safety::confirm::{self, ExpectedPayment};
 use crate::safety::webhook::{self, WebhookDecision, WebhookDecisionKind};
 use crate::secret::SecretUrl;
@@ -336,7 +338,13 @@ from_json_functions!(payment_event_from_json => PaymentEvent, payment_record_fro
 /// A payments ledger on SQLite or PostgreSQL (ADR 0046). Cheap to share behind an `Arc`; every
 /// operation is one database transaction per state change.
 pub struct Ledger {
-    store: Store,
+    /// This process's connections (ADR 0055): a process forked from the one that opened the
+    /// ledger opens its own on first use, and leaves the inherited ones alone. A SQLite
+    /// connection used across `fork` loses writes (the parent's close deletes the WAL the child
+    /// still writes to), and a pooled PostgreSQL connection's task runs on the parent's runtime,
+    /// which has no threads in the child: every query hung.
+    stores: PerProcess<Store>,
+    opener: Opener,
     lease: Duration,
 }
 
@@ -345,13 +353,32 @@ enum Store {
     Postgres(Box<postgres::PgStore>),
 }
 
+/// What a process needs to open its own store.
+enum Opener {
+    Sqlite { path: PathBuf, busy_timeout_ms: u64 },
+    Postgres { url: SecretUrl, options: PostgresOptions },
+}
+
+impl Opener {
+    async fn open(&self) -> Result<Store> {
+        Ok(match self {
+            Self::Sqlite { path, busy_timeout_ms } => {
+                Store::Sqlite(sqlite::SqliteStore::open(path.clone(), *busy_timeout_ms).await?)
+            }
+            Self::Postgres { url, options } => Store::Postgres(Box::new(postgres::PgStore::open(url, options).await?)),
+        })
+    }
+}
+
 /// The backend and its settings; never the PostgreSQL URL.
 impl fmt::Debug for Ledger {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("Ledger");
-        match &self.store {
-            Store::Sqlite(store) => s.field("sqlite", &store.path()),
-            Store::Postgres(store) => s.field("postgres_schema", &store.schema_name()),
+        match &self.opener {
+            Opener::Sqlite { path, .. } => s.field("sqlite", path),
+            Opener::Postgres { options, .. } => {
+                s.field("postgres_schema", &options.schema.as_deref().unwrap_or(postgres::DEFAULT_SCHEMA))
+            }
         };
         s.field("lease_ms", &self.lease.as_millis()).finish()
     }
@@ -366,17 +393,32 @@ impl Ledger {
 
     /// Opens (creating or migrating) a ledger in the SQLite file `path`, in WAL mode.
     pub async fn sqlite_with(path: impl AsRef<Path>, options: SqliteOptions) -> Result<Self> {
-        let lease = lease(options.lease_ms)?;
-        let store = sqlite::SqliteStore::open(path.as_ref().to_owned(), options.busy_timeout_ms).await?;
-        Ok(Self { store: Store::Sqlite(store), lease })
+        let opener = Opener::Sqlite { path: path.as_ref().to_owned(), busy_timeout_ms: options.busy_timeout_ms };
+        Self::open(opener, options.lease_ms).await
     }
 
     /// Connects to PostgreSQL at `url` (`postgresql://user:password@host:port/database`; the
     /// password is never printed) and creates or migrates the tables, under an advisory lock.
     pub async fn postgres(url: SecretUrl, options: PostgresOptions) -> Result<Self> {
-        let lease = lease(options.lease_ms)?;
-        let store = postgres::PgStore::open(&url, &options).await?;
-        Ok(Self { store: Store::Postgres(Box::new(store)), lease })
+        let lease_ms = options.lease_ms;
+        Self::open(Opener::Postgres { url, options }, lease_ms).await
+    }
+
+    async fn open(opener: Opener, lease_ms: u64) -> Result<Self> {
+        let lease = lease(lease_ms)?;
+        let store = opener.open().await?;
+        Ok(Self { stores: PerProcess::new(store), opener, lease })
+    }
+
+    /// This process's store: the one opened with the ledger, or, in a process forked from the
+    /// one that opened it, its own (opened now, on first use).
+    async fn store(&self) -> Result<Arc<Store>> {
+        if let Some(own) = self.stores.current() {
+            return Ok(own);
+        }
+        let opened = self.opener.open().await?;
+        // A thread of this process that opened one meanwhile wins; this one is closed.
+        self.stores.get(move || Ok(opened))
     }
 
     /// How long a claim lasts.
@@ -390,7 +432,7 @@ impl Ledger {
     pub async fn expect(&self, reference: &str, expected: &ExpectedPayment) -> Result<()> {
         validation::reference(reference)?;
         confirm::validate_expected(expected)?;
-        let existing = match &self.store {
+        let existing = match &*self.store().await? {
             Store::Sqlite(s) => s.expect(reference, expected, now_micros()).await?,
             Store::Postgres(s) => s.expect(reference, expected, now_micros()).await?,
         };
@@ -454,7 +496,7 @@ impl Ledger {
     /// lease expired and the reference was offered again (another caller holds it now); marking
     /// the same claim again is a no-op.
     pub async fn mark_fulfilled(&self, claim: &Claim) -> Result<()> {
-        let step = match &self.store {
+        let step = match &*self.store().await? {
             Store::Sqlite(s) => s.mark(claim, now_micros()).await?,
             Store::Postgres(s) => s.mark(claim, now_micros()).await?,
         };
@@ -466,7 +508,7 @@ impl Ledger {
 
     /// The record of `reference` with its events, oldest first; `None` when never expected.
     pub async fn payment(&self, reference: &str) -> Result<Option<PaymentRecord>> {
-        let found = match &self.store {
+        let found = match &*self.store().await? {
             Store::Sqlite(s) => s.payment(reference).await?,
             Store::Postgres(s) => s.payment(reference).await?,
         };
@@ -497,7 +539,7 @@ impl Ledger {
     }
 
     async fn row(&self, reference: &str) -> Result<Option<Row>> {
-        match &self.store {
+        match &*self.store().await? {
             Store::Sqlite(s) => s.row(reference).await,
             Store::Postgres(s) => s.row(reference).await,
         }
@@ -512,7 +554,7 @@ impl Ledger {
             return Ok(None);
         }
         let event = NewEvent { at: now, source, kind: step.event_kind(), status: None, detail: String::new() };
-        match &self.store {
+        match &*self.store().await? {
             Store::Sqlite(s) => s.record(&row.reference, event).await?,
             Store::Postgres(s) => s.record(&row.reference, event).await?,
         }
@@ -537,7 +579,7 @@ impl Ledger {
                     source,
                     status: transaction.status.to_string(),
                 };
-                let step = match &self.store {
+                let step = match &*self.store().await? {
                     Store::Sqlite(s) => s.claim(reference, &request).await?,
                     Store::Postgres(s) => s.claim(reference, &request).await?,
                 };
@@ -563,7 +605,7 @@ impl Ledger {
             WebhookDecision::Reject { reason } => (EventKind::Reject, None, reason.clone()),
         };
         let event = NewEvent { at: now, source, kind, status, detail };
-        match &self.store {
+        match &*self.store().await? {
             Store::Sqlite(s) => s.record(reference, event).await?,
             Store::Postgres(s) => s.record(reference, event).await?,
         }

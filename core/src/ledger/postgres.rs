@@ -17,6 +17,9 @@ use crate::error::{Result, SikaError};
 use crate::safety::confirm::ExpectedPayment;
 use crate::secret::SecretUrl;
 
+/// The schema of the tables unless configured.
+pub(super) const DEFAULT_SCHEMA: &str = "public";
+
 pub(super) struct PgStore {
     config: Config,
     /// The URL's password, to remove from any text the database's errors carry.
@@ -46,7 +49,7 @@ impl PgStore {
         })?;
         let password = password.or_else(|| config.get_password().map(|p| String::from_utf8_lossy(p).into_owned()));
         config.connect_timeout(Duration::from_millis(options.connect_timeout_ms.max(1)));
-        let schema = options.schema.clone().unwrap_or_else(|| "public".to_owned());
+        let schema = options.schema.clone().unwrap_or_else(|| DEFAULT_SCHEMA.to_owned());
         if !is_identifier(&schema) {
             return Err(SikaError::invalid_input(
                 "schema",
@@ -68,10 +71,6 @@ impl PgStore {
         };
         store.migrate().await?;
         Ok(store)
-    }
-
-    pub(super) fn schema_name(&self) -> &str {
-        &self.schema
     }
 
     fn error(&self, error: &tokio_postgres::Error) -> SikaError {

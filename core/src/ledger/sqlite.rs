@@ -2,7 +2,7 @@
 //! busy timeout; each change is one `BEGIN IMMEDIATE` transaction (the write lock taken first,
 //! so two handles never deadlock upgrading a read lock). Calls run on tokio's blocking pool.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -48,7 +48,6 @@ const ROW: &str = "SELECT reference, amount, currency, created_at, last_status, 
                    claim_expires_at, claims_offered, fulfilled_at FROM sika_payments WHERE reference = ?1";
 
 pub(super) struct SqliteStore {
-    path: PathBuf,
     connection: Arc<Mutex<Connection>>,
 }
 
@@ -71,11 +70,7 @@ impl SqliteStore {
         })
         .await
         .map_err(|e| storage(format!("{e} (SQLite file {})", path.display())))?;
-        Ok(Self { path, connection: Arc::new(Mutex::new(connection)) })
-    }
-
-    pub(super) fn path(&self) -> &Path {
-        &self.path
+        Ok(Self { connection: Arc::new(Mutex::new(connection)) })
     }
 
     async fn run<T: Send + 'static>(

@@ -5,6 +5,7 @@
 mod support;
 
 mod cluster;
+mod fork;
 
 use std::path::PathBuf;
 use std::sync::Arc;

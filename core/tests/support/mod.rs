@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod captured_log;
+pub mod forking;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

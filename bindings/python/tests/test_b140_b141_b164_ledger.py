@@ -1,4 +1,4 @@
-"""B140, B141: the payments ledger exported to Python (issue 28, ADR 0046, ADR 0050).
+"""B140, B141, B164: the payments ledger exported to Python (issue 28, ADR 0046, ADR 0050).
 
 B140 is the issue's duplicate delivery as merchants deploy it: the same `charge.success` of each
 order delivered many times at once to several worker processes (forked after the client was
@@ -7,6 +7,9 @@ threads each, through `BlockingLedger`, on SQLite and on a throwaway PostgreSQL 
 one `Fulfil` per order over all workers, every other answer "already fulfilled" or "in
 progress" (HTTP 200), and the ledger's record says one claim, marked. The async `Ledger` gets
 the same from concurrent tasks in one process.
+
+B164: a `BlockingLedger` opened before the fork (a module-level ledger under gunicorn --preload)
+serves every forked worker, each on connections of its own.
 
 B141: the exported ledger's typed answers: a reference it does not expect is `Reject` (400)
 with no request sent, settling one is `InvalidInput`, a negative setting is `InvalidInput`
@@ -143,6 +146,49 @@ def test_b140_duplicate_deliveries_to_several_worker_processes_fulfil_each_order
     # Later deliveries are answered from the ledger: already fulfilled.
     again = setup.handle_webhook(client, notification(references[0]))
     assert isinstance(again, sika.LedgerDecision.ALREADY_FULFILLED), again
+
+
+def fulfil_with_the_inherited_ledger(ledger, client, reference: str, results) -> None:
+    """A forked worker's whole order: expect, the webhook, the mark, on the parent's ledger."""
+    try:
+        ledger.expect(reference, ORDER)
+        decision = ledger.handle_webhook(client, notification(reference))
+        if isinstance(decision, sika.LedgerDecision.FULFIL):
+            ledger.mark_fulfilled(decision.claim)
+        results.put((reference, variant(decision)))
+    except BaseException as error:  # noqa: BLE001
+        results.put((reference, repr(error)))
+
+
+def test_b164_a_ledger_opened_before_the_fork_serves_every_worker(open_ledger, sandbox):
+    """gunicorn --preload with a module-level ledger: the workers use the parent's
+    `BlockingLedger`, each on connections of its own (ADR 0055). On the parent's connections a
+    PostgreSQL worker hung (its queries waited for the parent's runtime)."""
+    client = sandbox.blocking_client()
+    ledger = open_ledger()
+    seed_orders(sandbox, ledger, "F")  # the parent's connections are open and used
+    references = [f"B164-{index}" for index in range(2)]
+    for reference in references:
+        sandbox.seed_transaction(transaction_object(reference, "successful", AMOUNT))
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    processes = [
+        context.Process(target=fulfil_with_the_inherited_ledger, args=(ledger, client, reference, results))
+        for reference in references
+    ]
+    for process in processes:
+        process.start()
+    try:
+        answers = dict(results.get(timeout=60) for _ in processes)
+    finally:
+        for process in processes:
+            process.join(timeout=5)
+            if process.exitcode is None:
+                process.kill()
+    assert answers == {reference: "FULFIL" for reference in references}, answers
+    for reference in references:
+        record = ledger.payment(reference)
+        assert record is not None and record.fulfilled_at is not None, record
 
 
 async def test_b140_the_async_ledger_gives_one_fulfil_to_concurrent_tasks(open_ledger, sandbox):
