@@ -19,6 +19,7 @@ use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
 use crate::safety::grace::{self, NotFound, NotFoundGrace};
 use crate::safety::webhook::{self, WebhookDecision};
 use crate::secret::SecretKey;
+use crate::status::TransactionStatus;
 use crate::transport::{CallPolicy, Reply, Sent, Transport, TransportSettings};
 use crate::validation;
 
@@ -221,28 +222,45 @@ impl Client {
     /// `RetryLater` (503) for `not_found_grace_ms` after this process first heard "not found"
     /// for it (the notification may be early), `Reject` (400) after that.
     pub async fn handle_webhook(&self, body: &[u8], expected: &ExpectedPayment) -> Result<WebhookDecision> {
+        self.decide_webhook(body, expected).await.map(|(decision, _status)| decision)
+    }
+
+    /// `handle_webhook`'s decision, with the status of the transaction it verified, if it
+    /// verified one: the ledger records it (a payment that failed is not checked again).
+    pub(crate) async fn decide_webhook(
+        &self,
+        body: &[u8],
+        expected: &ExpectedPayment,
+    ) -> Result<(WebhookDecision, Option<TransactionStatus>)> {
         confirm::validate_expected(expected)?;
         let reference = match webhook::reference_to_verify(body) {
             Ok(reference) => reference,
             Err(ended) => {
                 let decision = scrub_decision(ended.into(), &self.inner.secret_key);
                 log_decision(&decision, None);
-                return Ok(decision);
+                return Ok((decision, None));
             }
         };
         let verified = self.verify_transaction(&reference).await;
+        let status = verified.as_ref().ok().map(|transaction| transaction.status.clone());
         let decision = webhook::decide(verified, &reference, expected, || self.not_found(&reference));
         let decision = scrub_decision(decision, &self.inner.secret_key);
         log_decision(&decision, Some(&reference));
-        Ok(decision)
+        Ok((decision, status))
     }
 
     /// `confirm_payment`'s answer as the decision a notification would get, its reasons
-    /// scrubbed like `handle_webhook`'s: the ledger's `settle` (ADR 0046).
+    /// scrubbed like `handle_webhook`'s, with the verified status: the ledger's `settle` (ADR
+    /// 0046).
     #[cfg(feature = "ledger")]
-    pub(crate) async fn settle_decision(&self, reference: &str, expected: &ExpectedPayment) -> Result<WebhookDecision> {
+    pub(crate) async fn settle_decision(
+        &self,
+        reference: &str,
+        expected: &ExpectedPayment,
+    ) -> Result<(WebhookDecision, Option<TransactionStatus>)> {
         let check = self.confirm_payment(reference, expected).await?;
-        Ok(scrub_decision(webhook::from_check(check), &self.inner.secret_key))
+        let status = check.transaction().status.clone();
+        Ok((scrub_decision(webhook::from_check(check), &self.inner.secret_key), Some(status)))
     }
 
     /// Verifies `reference` while it is pending (the customer has not answered the USSD prompt

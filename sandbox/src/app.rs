@@ -2,6 +2,8 @@
 //! path but the control API's, first of all), injected faults (API paths only, see
 //! [`crate::fault`]), then authentication (API paths only, before anything else of theirs).
 
+use std::sync::atomic::Ordering;
+
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
@@ -52,7 +54,11 @@ async fn require_auth(State(state): State<AppState>, request: Request, next: Nex
 /// routing decision, so tests can prove what a client sent, or that it sent nothing.
 async fn log_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let uri = request.uri();
-    if !is_control_path(uri.path()) {
+    if is_control_path(uri.path()) {
+        return next.run(request).await;
+    }
+    let in_flight = InFlight::enter(&state);
+    {
         state.store.log_request(LoggedRequest {
             method: request.method().as_str().to_owned(),
             path: uri.path().to_owned(),
@@ -63,9 +69,31 @@ async fn log_request(State(state): State<AppState>, request: Request, next: Next
                 .get(request_id::HEADER)
                 .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()),
             answered_request_id: request_id::of(&request),
+            in_flight: in_flight.count,
+            received_ms: u64::try_from(state.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
     }
-    next.run(request).await
+    let response = next.run(request).await;
+    drop(in_flight);
+    response
+}
+
+/// One API request being answered; counted out when dropped (answered, or the client left).
+struct InFlight<'a> {
+    state: &'a AppState,
+    count: usize,
+}
+
+impl<'a> InFlight<'a> {
+    fn enter(state: &'a AppState) -> Self {
+        Self { state, count: state.in_flight.fetch_add(1, Ordering::SeqCst) + 1 }
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.state.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 pub async fn not_found() -> Response {

@@ -1,8 +1,9 @@
 //! The state every handler shares: the secret key fixed at startup, the settings tests may
 //! change at run time, and the [`Store`].
 
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, header};
 
@@ -21,6 +22,10 @@ pub struct Shared {
     pub store: Store,
     /// Counted by the listener, read by `GET /__sandbox/connections`.
     pub connections: Arc<ConnectionStats>,
+    /// API requests being answered now (the request log's `in_flight`).
+    pub in_flight: AtomicUsize,
+    /// When the sandbox started (the request log's `received_ms`).
+    pub started: Instant,
 }
 
 /// What `POST /__sandbox/settings` can change.
@@ -45,6 +50,8 @@ impl Shared {
             settings: Mutex::new(settings),
             store: Store::new(),
             connections: Arc::default(),
+            in_flight: AtomicUsize::new(0),
+            started: Instant::now(),
         }
     }
 

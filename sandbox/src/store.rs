@@ -29,6 +29,11 @@ pub struct LoggedRequest {
     pub request_id: Option<String>,
     /// The `X-Request-Id` the sandbox answered with (a `request_id` fault may send another).
     pub answered_request_id: String,
+    /// API requests being answered when this one arrived, this one included: a client's
+    /// concurrency, as the service saw it.
+    pub in_flight: usize,
+    /// When it arrived, in milliseconds since the sandbox started.
+    pub received_ms: u64,
 }
 
 /// One attempted webhook delivery.

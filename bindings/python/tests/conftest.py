@@ -1,11 +1,14 @@
-"""Fixtures: a fresh sandbox per test, the client under test, async or blocking, and the example
-app with a webhook route."""
+"""Fixtures: a fresh sandbox per test, the client under test, async or blocking, the example
+app with a webhook route, and a ledger on SQLite or a throwaway PostgreSQL."""
 
 import importlib.util
+import typing
 from pathlib import Path
 
 import pytest
 
+import sika
+from pg_cluster import Cluster
 from support import AwaitableBlockingClient, Sandbox
 
 
@@ -44,3 +47,19 @@ def example(request):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_ledger(request, tmp_path: Path):
+    """`open_ledger(kind)`: a `BlockingLedger` or `Ledger` on the test's database. The
+    PostgreSQL cluster is started once per test and stopped after it."""
+    cluster = Cluster() if request.param == "postgres" else None
+
+    def open_ledger(kind: typing.Any = sika.BlockingLedger) -> typing.Any:
+        if cluster is None:
+            return kind.sqlite(str(tmp_path / "ledger.db"))
+        return kind.postgres(sika.SecretUrl(cluster.url), sika.LedgerOptions(max_connections=4))
+
+    yield open_ledger
+    if cluster is not None:
+        cluster.stop()

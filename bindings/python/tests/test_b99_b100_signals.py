@@ -25,6 +25,17 @@ from support import (
 )
 
 
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises `KeyboardInterrupt`, as in a terminal: Python installs that handler only
+    when it starts with SIGINT not ignored, and a job a non-interactive shell starts in the
+    background (`cmd &`, as CI runners and nohup scripts do) starts with it ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("sigint_raises")
 def test_b99_sigint_interrupts_a_slow_blocking_call_and_cancels_it(sandbox):
     client = sandbox.blocking_client(timeout_ms=15_000, max_retries=0)
     baseline_open = settled_connections(sandbox)["open"]
@@ -45,6 +56,7 @@ def test_b99_sigint_interrupts_a_slow_blocking_call_and_cancels_it(sandbox):
     assert client.verify_transaction("B99-OK").tx_ref == "B99-OK"
 
 
+@pytest.mark.usefixtures("sigint_raises")
 def test_b100_sigint_interrupts_await_final_status_and_no_check_follows(sandbox):
     client = sandbox.blocking_client(timeout_ms=15_000)
     reference = "B100-PENDING"

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::clients::{BlockingClient, Client};
 use super::runtime;
 use crate::error::Result;
-use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord};
+use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord, ReconcileReport};
 use crate::models::json::{from_json_functions, to_json_methods};
 use crate::{ExpectedPayment, SecretUrl};
 
@@ -56,6 +56,36 @@ impl LedgerOptions {
             lease_ms: setting("lease_ms", self.lease_ms, defaults.lease_ms)?,
             max_connections: setting("max_connections", self.max_connections, defaults.max_connections)?,
             connect_timeout_ms: setting("connect_timeout_ms", self.connect_timeout_ms, defaults.connect_timeout_ms)?,
+        })
+    }
+}
+
+/// A reconciliation run's settings as foreign code gives them: signed and optional (unset: the
+/// core's default; negative: `InvalidInput` naming the setting; `limit` or `concurrency` 0:
+/// `InvalidInput`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, uniffi::Record)]
+pub struct ReconcileOptions {
+    /// Only payments expected at least this long ago, in milliseconds (default 1 minute).
+    #[uniffi(default = None)]
+    pub older_than_ms: Option<i64>,
+    /// At most this many payments per run, oldest first (default 100).
+    #[uniffi(default = None)]
+    pub limit: Option<i64>,
+    /// At most this many requests to the service in flight (default 4).
+    #[uniffi(default = None)]
+    pub concurrency: Option<i64>,
+}
+
+to_json_methods!(ReconcileOptions);
+from_json_functions!(reconcile_options_from_json => ReconcileOptions);
+
+impl ReconcileOptions {
+    fn core(self) -> Result<ledger::ReconcileOptions> {
+        let defaults = ledger::ReconcileOptions::default();
+        Ok(ledger::ReconcileOptions {
+            older_than_ms: setting("older_than_ms", self.older_than_ms, defaults.older_than_ms)?,
+            limit: setting("limit", self.limit, defaults.limit)?,
+            concurrency: setting("concurrency", self.concurrency, defaults.concurrency)?,
         })
     }
 }
@@ -130,12 +160,38 @@ impl Ledger {
         let ledger = Arc::clone(&self.0);
         runtime::run(async move { ledger.payment(&reference).await }).await
     }
+
+    /// Verifies again the payments still open (pending, of an unknown status, never verified,
+    /// or claimed by a caller whose lease expired), oldest first, at most `limit`, with at
+    /// most `concurrency` requests in flight; a 429 pauses the run for its `Retry-After`. For
+    /// a scheduled job: fulfil each `Fulfil` of the report, then `mark_fulfilled`. A payment
+    /// whose check failed is in `failures`, and stays open for the next run.
+    #[uniffi::method(default(options = None))]
+    pub async fn reconcile(&self, client: Arc<Client>, options: Option<ReconcileOptions>) -> Result<ReconcileReport> {
+        let options = options.unwrap_or_default().core()?;
+        let ledger = Arc::clone(&self.0);
+        let client = client.core().clone();
+        runtime::run(async move { ledger.reconcile(&client, &options).await }).await
+    }
 }
 
 /// The payments ledger, blocking: the same operations as plain calls, for threads, WSGI
 /// servers and Java. Share one per process.
 #[derive(uniffi::Object)]
 pub struct BlockingLedger(Arc<ledger::Ledger>);
+
+impl BlockingLedger {
+    /// The ledger, with this process's store opened on the SDK's runtime: a decision runs on
+    /// the blocking client's runtime, which nothing drives between its calls, so connections
+    /// opened there (a forked worker's first call, ADR 0055) hung every later call.
+    fn opened(&self) -> Result<&ledger::Ledger> {
+        if !self.0.is_open_in_this_process() {
+            let ledger = Arc::clone(&self.0);
+            runtime::block_on(async move { ledger.open_in_this_process().await })?;
+        }
+        Ok(&self.0)
+    }
+}
 
 #[uniffi::export]
 impl BlockingLedger {
@@ -160,13 +216,13 @@ impl BlockingLedger {
     /// See `Ledger.handle_webhook`.
     pub fn handle_webhook(&self, client: Arc<BlockingClient>, body: Vec<u8>) -> Result<LedgerDecision> {
         let core = client.core();
-        core.run_with(self.0.handle_webhook(core.async_client(), &body))
+        core.run_with(self.opened()?.handle_webhook(core.async_client(), &body))
     }
 
     /// See `Ledger.settle`.
     pub fn settle(&self, client: Arc<BlockingClient>, reference: String) -> Result<LedgerDecision> {
         let core = client.core();
-        core.run_with(self.0.settle(core.async_client(), &reference))
+        core.run_with(self.opened()?.settle(core.async_client(), &reference))
     }
 
     /// See `Ledger.mark_fulfilled`.
@@ -179,5 +235,13 @@ impl BlockingLedger {
     pub fn payment(&self, reference: String) -> Result<Option<PaymentRecord>> {
         let ledger = Arc::clone(&self.0);
         runtime::block_on(async move { ledger.payment(&reference).await })
+    }
+
+    /// See `Ledger.reconcile`.
+    #[uniffi::method(default(options = None))]
+    pub fn reconcile(&self, client: Arc<BlockingClient>, options: Option<ReconcileOptions>) -> Result<ReconcileReport> {
+        let options = options.unwrap_or_default().core()?;
+        let core = client.core();
+        core.run_with(self.opened()?.reconcile(core.async_client(), &options))
     }
 }

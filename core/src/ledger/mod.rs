@@ -31,7 +31,10 @@
 //! ```
 
 mod postgres;
+mod reconcile;
 mod sqlite;
+
+pub use reconcile::{ReconcileFailure, ReconcileOptions, ReconcileReport, ReconciledPayment};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -49,6 +52,7 @@ use crate::process::PerProcess;
 use crate::safety::confirm::{self, ExpectedPayment};
 use crate::safety::webhook::{self, WebhookDecision, WebhookDecisionKind};
 use crate::secret::SecretUrl;
+use crate::status::TransactionStatus;
 use crate::timestamp::{self, Timestamp};
 use crate::validation;
 
@@ -410,6 +414,19 @@ impl Ledger {
         Ok(Self { stores: PerProcess::new(store), opener, lease })
     }
 
+    /// Whether this process has its store (see `store`).
+    #[cfg(feature = "uniffi")]
+    pub(crate) fn is_open_in_this_process(&self) -> bool {
+        self.stores.current().is_some()
+    }
+
+    /// Opens this process's store unless it has one, on the runtime this runs on: for callers
+    /// that must choose it (PostgreSQL's connection tasks live there).
+    #[cfg(feature = "uniffi")]
+    pub(crate) async fn open_in_this_process(&self) -> Result<()> {
+        self.store().await.map(drop)
+    }
+
     /// This process's store: the one opened with the ledger, or, in a process forked from the
     /// one that opened it, its own (opened now, on first use).
     async fn store(&self) -> Result<Arc<Store>> {
@@ -469,8 +486,8 @@ impl Ledger {
         if let Some(answer) = self.answer_without_asking(&row, EventSource::Webhook).await? {
             return Ok(answer);
         }
-        let decision = client.handle_webhook(body, &row.expected()?).await?;
-        self.conclude(&reference, decision, EventSource::Webhook).await
+        let (decision, status) = client.decide_webhook(body, &row.expected()?).await?;
+        self.conclude(&reference, decision, status, EventSource::Webhook).await
     }
 
     /// Verifies `reference` and decides with the ledger as [`Ledger::handle_webhook`] does
@@ -478,6 +495,11 @@ impl Ledger {
     /// one caller. A reference the ledger does not expect is `InvalidInput`, nothing sent; the
     /// service's errors are returned as they are (nothing recorded).
     pub async fn settle(&self, client: &Client, reference: &str) -> Result<LedgerDecision> {
+        self.decide(client, reference, EventSource::Settle).await
+    }
+
+    /// `settle`'s decision, recorded as made by `source`.
+    async fn decide(&self, client: &Client, reference: &str, source: EventSource) -> Result<LedgerDecision> {
         validation::reference(reference)?;
         let Some(row) = self.row(reference).await? else {
             return Err(SikaError::invalid_input(
@@ -485,11 +507,11 @@ impl Ledger {
                 format!("reference `{reference}` is not expected by the ledger: record it with `expect` first"),
             ));
         };
-        if let Some(answer) = self.answer_without_asking(&row, EventSource::Settle).await? {
+        if let Some(answer) = self.answer_without_asking(&row, source).await? {
             return Ok(answer);
         }
-        let decision = client.settle_decision(reference, &row.expected()?).await?;
-        self.conclude(reference, decision, EventSource::Settle).await
+        let (decision, status) = client.settle_decision(reference, &row.expected()?).await?;
+        self.conclude(reference, decision, status, source).await
     }
 
     /// Marks the claim's order fulfilled: a compare-and-set on the claim. `ClaimLost` when its
@@ -561,16 +583,19 @@ impl Ledger {
         step.into_decision(&row.reference).map(Some)
     }
 
-    /// Records a decision made by the client; a `Fulfil` becomes a claim, or "already
-    /// fulfilled"/"in progress" when another caller got there first.
+    /// Records a decision made by the client, with the status of the transaction it verified
+    /// (every decision's, so that a payment that failed is not checked again); a `Fulfil`
+    /// becomes a claim, or "already fulfilled"/"in progress" when another caller got there first.
     async fn conclude(
         &self,
         reference: &str,
         decision: WebhookDecision,
+        verified: Option<TransactionStatus>,
         source: EventSource,
     ) -> Result<LedgerDecision> {
         let now = now_micros();
-        let (kind, status, detail) = match &decision {
+        let status = verified.map(|status| status.to_string());
+        let (kind, detail) = match &decision {
             WebhookDecision::Fulfil { transaction } => {
                 let request = ClaimRequest {
                     now,
@@ -597,12 +622,10 @@ impl Ledger {
                     other => other.into_decision(reference),
                 };
             }
-            WebhookDecision::Investigate { transaction, reason } => {
-                (EventKind::Investigate, Some(transaction.status.to_string()), reason.clone())
-            }
-            WebhookDecision::Ignore { reason } => (EventKind::Ignore, None, reason.clone()),
-            WebhookDecision::RetryLater { reason } => (EventKind::RetryLater, None, reason.clone()),
-            WebhookDecision::Reject { reason } => (EventKind::Reject, None, reason.clone()),
+            WebhookDecision::Investigate { reason, .. } => (EventKind::Investigate, reason.clone()),
+            WebhookDecision::Ignore { reason } => (EventKind::Ignore, reason.clone()),
+            WebhookDecision::RetryLater { reason } => (EventKind::RetryLater, reason.clone()),
+            WebhookDecision::Reject { reason } => (EventKind::Reject, reason.clone()),
         };
         let event = NewEvent { at: now, source, kind, status, detail };
         match &*self.store().await? {
@@ -652,6 +675,16 @@ pub(crate) fn storage(reason: impl Into<String>) -> SikaError {
 
 /// One `sika_payments` row, as stored.
 #[derive(Debug, Clone)]
+/// A page of the payments a reconciliation checks again: not fulfilled, expected no later than
+/// `created_before`, with no live claim at `now` (microseconds since the epoch), after the
+/// cursor `after` (created at, reference), oldest first, at most `size`.
+struct OpenPage {
+    created_before: i64,
+    now: i64,
+    after: (i64, String),
+    size: i64,
+}
+
 struct Row {
     reference: String,
     amount: String,

@@ -10,8 +10,8 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::{Client as PgClient, Config, GenericClient, NoTls};
 
 use super::{
-    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, PostgresOptions, Row, SCHEMA_VERSION,
-    claim_step, mark_step, storage,
+    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, OpenPage, PostgresOptions, Row,
+    SCHEMA_VERSION, claim_step, mark_step, storage,
 };
 use crate::error::{Result, SikaError};
 use crate::safety::confirm::ExpectedPayment;
@@ -29,9 +29,9 @@ pub(super) struct PgStore {
     prefix: String,
     idle: Mutex<Vec<PgClient>>,
     permits: Semaphore,
-    /// The runtime the ledger was opened on: every connection's task runs there, so a pooled
-    /// connection keeps working when a later call runs on another runtime (a blocking
-    /// client's, which nothing drives between its calls).
+    /// The runtime the ledger was opened on: every connection is made there and its task runs
+    /// there, so a pooled connection keeps working when a later call runs on another runtime
+    /// (a blocking client's, which nothing drives between its calls).
     tasks: tokio::runtime::Handle,
 }
 
@@ -110,12 +110,22 @@ impl PgStore {
         let client = match reused {
             Some(client) => client,
             None => {
-                let (client, connection) = self.config.connect(NoTls).await.map_err(|e| self.error(&e))?;
-                // The connection's task ends when the client is dropped or the server goes away.
-                self.tasks.spawn(async move {
-                    let _ = connection.await;
+                // Connected on the ledger's runtime too: a socket belongs to the runtime it was
+                // made on, and a connection made by a call on a blocking client's runtime
+                // (nothing drives it between calls) hung every later query on it (B165).
+                let config = self.config.clone();
+                let connected = self.tasks.spawn(async move {
+                    let (client, connection) = config.connect(NoTls).await?;
+                    // The connection's task ends when the client is dropped or the server goes away.
+                    tokio::spawn(async move {
+                        let _ = connection.await;
+                    });
+                    Ok::<_, tokio_postgres::Error>(client)
                 });
-                client
+                match connected.await {
+                    Ok(connected) => connected.map_err(|e| self.error(&e))?,
+                    Err(join) => return Err(storage(format!("connecting to PostgreSQL failed: {join}"))),
+                }
             }
         };
         Ok(Pooled { store: self, client: Some(client), _permit: permit })
@@ -235,6 +245,26 @@ impl PgStore {
         let mut pooled = self.connection().await?;
         let row = pooled.client().query_opt(&self.row_query(), &[&reference]).await.map_err(|e| self.error(&e))?;
         Ok(row.map(|r| read_row(&r)))
+    }
+
+    pub(super) async fn open_page(&self, page: OpenPage) -> Result<Vec<Row>> {
+        let query = format!(
+            "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
+             claim_expires_at, claims_offered, fulfilled_at FROM {} \
+             WHERE fulfilled_at IS NULL AND created_at <= $1 \
+             AND (claim_expires_at IS NULL OR claim_expires_at <= $2) \
+             AND (created_at > $3 OR (created_at = $3 AND reference > $4)) \
+             ORDER BY created_at, reference LIMIT $5",
+            self.t("sika_payments")
+        );
+        let mut pooled = self.connection().await?;
+        let (after_created, after_reference) = page.after;
+        let rows = pooled
+            .client()
+            .query(&query, &[&page.created_before, &page.now, &after_created, &after_reference, &page.size])
+            .await
+            .map_err(|e| self.error(&e))?;
+        Ok(rows.iter().map(read_row).collect())
     }
 
     pub(super) async fn record(&self, reference: &str, event: NewEvent) -> Result<()> {

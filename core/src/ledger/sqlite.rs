@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
 use super::{
-    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, Row, SCHEMA_VERSION, claim_step,
-    mark_step, storage,
+    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, OpenPage, Row, SCHEMA_VERSION,
+    claim_step, mark_step, storage,
 };
 use crate::error::Result;
 use crate::safety::confirm::ExpectedPayment;
@@ -46,6 +46,14 @@ CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON sika_payment_events 
 
 const ROW: &str = "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
                    claim_expires_at, claims_offered, fulfilled_at FROM sika_payments WHERE reference = ?1";
+
+/// A page of open payments after a cursor, oldest first (see `OpenPage`).
+const OPEN: &str = "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
+                    claim_expires_at, claims_offered, fulfilled_at FROM sika_payments \
+                    WHERE fulfilled_at IS NULL AND created_at <= ?1 \
+                    AND (claim_expires_at IS NULL OR claim_expires_at <= ?2) \
+                    AND (created_at > ?3 OR (created_at = ?3 AND reference > ?4)) \
+                    ORDER BY created_at, reference LIMIT ?5";
 
 pub(super) struct SqliteStore {
     connection: Arc<Mutex<Connection>>,
@@ -121,6 +129,16 @@ impl SqliteStore {
     pub(super) async fn row(&self, reference: &str) -> Result<Option<Row>> {
         let reference = reference.to_owned();
         self.run(move |c| c.query_row(ROW, params![reference], read_row).optional()).await
+    }
+
+    pub(super) async fn open_page(&self, page: OpenPage) -> Result<Vec<Row>> {
+        self.run(move |c| {
+            let mut statement = c.prepare_cached(OPEN)?;
+            let rows = statement
+                .query_map(params![page.created_before, page.now, page.after.0, page.after.1, page.size], read_row)?;
+            rows.collect()
+        })
+        .await
     }
 
     pub(super) async fn record(&self, reference: &str, event: NewEvent) -> Result<()> {

@@ -662,3 +662,6 @@ async fn b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_
     assert_eq!(offers, [2], "exactly one more offer after the lease: {after:?}");
 }
 on_both!(b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_lease);
+
+// After `on_both!`, which it uses.
+mod reconcile;

@@ -59,4 +59,32 @@ final class LedgerTests: XCTestCase {
         XCTAssertEqual(record?.claimsOffered, 1)
         XCTAssertNotNil(record?.fulfilledAt)
     }
+
+    /// B165: `reconcile` over paid, pending and failed payments (SQLite): the paid one is
+    /// `fulfil` once, the second run checks only the pending one. B166: `limit` 0 is
+    /// `InvalidInput` naming it.
+    func testB165ReconcileFulfilsEachPaidPaymentOnce() async throws {
+        let client = try sandbox.client()
+        let ledger = try Ledger.sqlite(path: directory.appendingPathComponent("reconcile.db").path)
+        let order = ExpectedPayment(amount: Amount("100.10"), currency: "GHS")
+        let statuses = ["B165-SW-PAID": "successful", "B165-SW-PENDING": "pending", "B165-SW-FAILED": "failed"]
+        for (reference, status) in statuses.sorted(by: { $0.key < $1.key }) {
+            try await sandbox.seedTransaction(try transactionObject(reference: reference, status: status, amount: "100.10"))
+            try await ledger.expect(reference: reference, expected: order)
+        }
+        let dueNow = ReconcileOptions(olderThanMs: 0, concurrency: 2)
+        let first = try await ledger.reconcile(client: client, options: dueNow)
+        XCTAssertEqual(Set(first.checked.map(\.reference)), Set(statuses.keys), "\(first)")
+        let fulfilled = first.checked.filter { if case .fulfil = $0.decision { true } else { false } }
+        XCTAssertEqual(fulfilled.map(\.reference), ["B165-SW-PAID"])
+        let second = try await ledger.reconcile(client: client, options: dueNow)
+        XCTAssertEqual(second.checked.map(\.reference), ["B165-SW-PENDING"], "\(second)")
+        XCTAssertTrue(second.failures.isEmpty)
+        do {
+            _ = try await ledger.reconcile(client: client, options: ReconcileOptions(limit: 0))
+            XCTFail("limit 0 was accepted")
+        } catch SikaError.InvalidInput(let field, _) {
+            XCTAssertEqual(field, "limit")
+        }
+    }
 }

@@ -89,4 +89,32 @@ class LedgerTest {
         assertTrue(answers.all { it.acknowledge() }, "$answers")
         assertNotNull(ledger.payment(reference)!!.fulfilledAt)
     }
+
+    /**
+     * B165: `reconcile` over paid, pending and failed payments (SQLite): each paid one is
+     * `Fulfil` once, the second run checks only the pending one; the same through the
+     * `CompletableFuture` twin Java calls. B166: `limit = 0` is `InvalidInput` naming it.
+     */
+    @Test
+    fun testB165ReconcileFulfilsEachPaidPaymentOnce() = runBlocking<Unit> {
+        val client = sandbox.client()
+        val ledger = Ledger.sqlite(dir.resolve("reconcile.db").path)
+        val statuses = mapOf("B165-KT-PAID" to "successful", "B165-KT-PENDING" to "pending", "B165-KT-FAILED" to "failed")
+        for ((reference, status) in statuses) {
+            sandbox.seedTransaction(transactionObject(reference, status, "100.10"))
+            ledger.expect(reference, order)
+        }
+        val dueNow = ReconcileOptions(olderThanMs = 0L, concurrency = 2L)
+        val first = ledger.reconcile(client, dueNow)
+        assertEquals(statuses.keys, first.checked.map { it.reference }.toSet(), "$first")
+        assertEquals(
+            listOf("B165-KT-PAID"),
+            first.checked.filter { it.decision is LedgerDecision.Fulfil }.map { it.reference },
+        )
+        val second = ledger.reconcileAsync(client, dueNow).get(30, TimeUnit.SECONDS)
+        assertEquals(listOf("B165-KT-PENDING"), second.checked.map { it.reference }, "$second")
+        assertTrue(second.failures.isEmpty())
+        val error = runCatching { ledger.reconcile(client, ReconcileOptions(limit = 0L)) }.exceptionOrNull()
+        assertEquals("limit", (error as SikaException.InvalidInput).field)
+    }
 }
