@@ -178,6 +178,19 @@ def ledger_archived(record: sika.PaymentRecord, claim: sika.Claim, options: sika
     return f"{record.reference}: {len(record.events)} events, claim {claim.offer} until {claim.lease_expires_at}"
 
 
+def reconcile_job(ledger: sika.BlockingLedger, client: sika.BlockingClient, options: sika.ReconcileOptions) -> list[str]:
+    """A scheduled job (Celery beat, cron): ship what the notifications missed; a failed check
+    stays open for the next run."""
+    assert sika.reconcile_options_from_json(options.to_json()) == options
+    report = ledger.reconcile(client, options)
+    shipped: list[str] = []
+    for payment in report.checked:
+        if isinstance(payment.decision, sika.LedgerDecision.FULFIL):
+            shipped.append(payment.reference)
+            ledger.mark_fulfilled(payment.decision.claim)
+    return shipped + [f"not checked: {failure.reference} ({failure.request_id})" for failure in report.failures]
+
+
 def describe(transaction: sika.Transaction) -> str:
     customer = transaction.customer
     who = "no customer" if customer is None else f"{customer.name} <{customer.email}> {customer.phone_number}"
