@@ -146,10 +146,12 @@ final class RecordsAsDataTests: XCTestCase {
         // Not data: they hold a Rust object (SecretKey, Cancellation), steer the logging bridge,
         // or are a call's decision rather than a stored value (LedgerDecision, as WebhookDecision).
         // The ledger's EventSource and EventKind are written as their stored texts inside
-        // PaymentEvent's JSON; on their own they have no core parser (`*_from_text`) yet.
+        // PaymentEvent's JSON; on their own they have no core parser (`*_from_text`) yet. A
+        // reconcile run's report and its entries are its answer to the job (holding
+        // LedgerDecisions), not stored values.
         let notData: Set = [
             "ClientConfig", "AwaitOptions", "LogRecord", "LogLevel", "MerchantAction", "PaymentCheck", "WebhookDecision",
-            "LedgerDecision", "EventSource", "EventKind",
+            "LedgerDecision", "EventSource", "EventKind", "ReconcileReport", "ReconciledPayment", "ReconcileFailure",
         ]
         let exported = try exportedRecordsAndEnums()
         XCTAssertFalse(exported.isEmpty)
@@ -168,6 +170,7 @@ final class RecordsAsDataTests: XCTestCase {
                 lastStatus: "successful", lastStatusAt: at, claimsOffered: 1, claimExpiresAt: at.addingTimeInterval(300),
                 fulfilledAt: nil, events: [event]),
             LedgerOptions(leaseMs: 60_000, schema: "shop"),
+            ReconcileOptions(olderThanMs: 300_000, limit: 500),
         ]
     }
 

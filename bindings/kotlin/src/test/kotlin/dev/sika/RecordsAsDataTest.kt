@@ -76,6 +76,7 @@ class RecordsAsDataTest {
                 listOf(ledgerEvent),
             ),
             LedgerOptions(leaseMs = 60_000L, schema = "shop"),
+            ReconcileOptions(olderThanMs = 300_000L, limit = 500L),
         )
     }
 
@@ -248,6 +249,9 @@ class RecordsAsDataTest {
             "ClientConfig" to "holds the SecretKey object: a key is never written out",
             "AwaitOptions" to "call options holding a Cancellation object",
             "LogRecord" to "the logging bridge's argument, handed to the host's logger",
+            "ReconcileReport" to "a reconcile run's answer: it holds LedgerDecisions, a call's decision, not a stored value",
+            "ReconciledPayment" to "an entry of a reconcile run's answer, holding a LedgerDecision",
+            "ReconcileFailure" to "an entry of a reconcile run's answer (the error's text), for the job, not stored",
         )
         val source = File(System.getProperty("sika.generated.kotlin")).readText()
         val records = Regex("""\ndata class (\w+) \(""").findAll(source).map { it.groupValues[1] }.toSet()
