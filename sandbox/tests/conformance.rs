@@ -582,12 +582,19 @@ async fn b173_request_log_records_what_arrived() {
     let mut log = sandbox.control(Method::GET, "/__sandbox/requests", None).await;
     assert_eq!(log.status, 200);
     assert_eq!(log.json["message"], "ok");
-    // Each answer's own id (B200), all different; then the rest compared exactly.
+    // Each answer's own id (B200), all different; one request in flight at a time (they were
+    // sent one after another), arrival times in order; then the rest compared exactly.
     let mut answered = std::collections::HashSet::new();
+    let mut last_arrival = 0;
     for entry in log.json["data"].as_array_mut().expect("entries") {
-        let id = entry.as_object_mut().and_then(|e| e.remove("answered_request_id")).expect("answered_request_id");
+        let entry = entry.as_object_mut().expect("an entry");
+        let id = entry.remove("answered_request_id").expect("answered_request_id");
         assert!(id.as_str().is_some_and(|id| id.starts_with("req_")), "{id}");
         assert!(answered.insert(id.to_string()), "{id} twice");
+        assert_eq!(entry.remove("in_flight"), Some(json!(1)));
+        let arrival = entry.remove("received_ms").and_then(|at| at.as_u64()).expect("received_ms");
+        assert!(arrival >= last_arrival, "{arrival} ms after {last_arrival} ms");
+        last_arrival = arrival;
     }
     assert_eq!(
         log.json["data"],

@@ -78,14 +78,17 @@ async fn b165_reconcile_checks_every_open_payment_once_within_its_concurrency(ba
     let most = log.iter().filter_map(|r| r["in_flight"].as_u64()).max().expect("in_flight logged");
     assert!(most <= u64::from(CONCURRENCY), "{most} requests in flight at once, concurrency {CONCURRENCY}");
     assert!(most > 1, "the run never had two requests in flight");
-    // The 5th request was the last 429: nothing arrives for (most of) its Retry-After.
+    // The 5th request was the last 429. During (most of) its Retry-After only checks already
+    // past the pause when it began may still arrive (at most `concurrency - 1`, slower under
+    // load); without the pause, about 200 arrive in that time.
     let last_429_at = log[RATE_LIMITED as usize - 1]["received_ms"].as_u64().expect("received_ms");
     let during_pause: Vec<u64> = log
         .iter()
+        .skip(RATE_LIMITED as usize)
         .filter_map(|r| r["received_ms"].as_u64())
-        .filter(|at| (last_429_at + 200..last_429_at + 900).contains(at))
+        .filter(|at| (last_429_at..last_429_at + 900).contains(at))
         .collect();
-    assert!(during_pause.is_empty(), "requests during the Retry-After pause: {during_pause:?}");
+    assert!(during_pause.len() < CONCURRENCY as usize, "requests during the Retry-After pause: {during_pause:?}");
 
     let second = ledger.reconcile(&client, &options).await.expect("second run");
     assert!(second.failures.is_empty(), "{:?}", second.failures);
