@@ -65,13 +65,6 @@ pub struct ReconcileReport {
     pub failures: Vec<ReconcileFailure>,
 }
 
-impl ReconcileReport {
-    /// The `Fulfil` decisions: the orders this caller must fulfil now.
-    pub fn to_fulfil(&self) -> impl Iterator<Item = &LedgerDecision> {
-        self.checked.iter().map(|c| &c.decision).filter(|d| matches!(d, LedgerDecision::Fulfil { .. }))
-    }
-}
-
 /// A `429` answered with this many tries of one payment is a failure of the run.
 const RATE_LIMITED_TRIES: u32 = 3;
 /// The pause after a `429` without `Retry-After`, and the longest pause honoured.
