@@ -191,6 +191,16 @@ def reconcile_job(ledger: sika.BlockingLedger, client: sika.BlockingClient, opti
     return shipped + [f"not checked: {failure.reference} ({failure.request_id})" for failure in report.failures]
 
 
+async def checkout_through_the_ledger(
+    ledger: sika.BlockingLedger, client: sika.Client, request: sika.ChargeRequest
+) -> str:
+    """A charge through the ledger (the async side of a `BlockingLedger` shared with threads):
+    the order's figures are recorded before the charge is sent, so its webhook is decided
+    against them."""
+    response = await ledger.async_ledger().initiate_charge(client, request)
+    return f"HTTP {response.http_status}: {request.reference} expects {request.amount} {request.currency}"
+
+
 def describe(transaction: sika.Transaction) -> str:
     customer = transaction.customer
     who = "no customer" if customer is None else f"{customer.name} <{customer.email}> {customer.phone_number}"

@@ -1,7 +1,8 @@
-"""Fixtures: a fresh sandbox per test, the client under test, async or blocking, the example
+"""Fixtures: a fresh sandbox per test, SIGINT as `KeyboardInterrupt`, the client under test, async or blocking, the example
 app with a webhook route, and a ledger on SQLite or a throwaway PostgreSQL."""
 
 import importlib.util
+import signal
 import typing
 from pathlib import Path
 
@@ -17,6 +18,16 @@ def sandbox():
     running = Sandbox("--confirm-after-ms", "150")
     yield running
     running.stop()
+
+
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises `KeyboardInterrupt`, as in a terminal: Python installs that handler only
+    when it starts with SIGINT not ignored, and a job a non-interactive shell starts in the
+    background (`cmd &`, as CI runners and nohup scripts do) starts with it ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(params=["async", "blocking"])

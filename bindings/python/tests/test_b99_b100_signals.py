@@ -25,16 +25,6 @@ from support import (
 )
 
 
-@pytest.fixture
-def sigint_raises():
-    """SIGINT raises `KeyboardInterrupt`, as in a terminal: Python installs that handler only
-    when it starts with SIGINT not ignored, and a job a non-interactive shell starts in the
-    background (`cmd &`, as CI runners and nohup scripts do) starts with it ignored."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
 @pytest.mark.usefixtures("sigint_raises")
 def test_b99_sigint_interrupts_a_slow_blocking_call_and_cancels_it(sandbox):
     client = sandbox.blocking_client(timeout_ms=15_000, max_retries=0)

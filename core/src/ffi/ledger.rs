@@ -13,7 +13,7 @@ use super::runtime;
 use crate::error::Result;
 use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord, ReconcileReport};
 use crate::models::json::{from_json_functions, to_json_methods};
-use crate::{ExpectedPayment, SecretUrl};
+use crate::{ChargeRequest, ChargeResponse, ExpectedPayment, SecretUrl};
 
 /// A ledger's settings as foreign code gives them: signed and optional (unset: the core's
 /// default; negative: `InvalidInput` naming the setting).
@@ -132,6 +132,15 @@ impl Ledger {
         runtime::run(async move { ledger.expect(&reference, &expected).await }).await
     }
 
+    /// Charges through the ledger: checks the request, records its amount and currency as the
+    /// reference's expected payment (as `expect` does), then sends it (`initiate_charge`). A
+    /// bad request, or a reference expected with other figures: `InvalidInput`, nothing sent.
+    pub async fn initiate_charge(&self, client: Arc<Client>, request: ChargeRequest) -> Result<ChargeResponse> {
+        let ledger = Arc::clone(&self.0);
+        let client = client.core().clone();
+        runtime::run(async move { ledger.initiate_charge(&client, &request).await }).await
+    }
+
     /// Decides a notification with the recorded expectation, and gives `Fulfil` (with its
     /// claim) to exactly one caller per lease; answer with `http_status()`.
     pub async fn handle_webhook(&self, client: Arc<Client>, body: Vec<u8>) -> Result<LedgerDecision> {
@@ -207,10 +216,22 @@ impl BlockingLedger {
         Ok(Arc::new(Self(open_postgres(url, options)?)))
     }
 
+    /// The same ledger (its store and its connections) with async methods, for the asyncio
+    /// side of an app that also has threads. Both may be used at once.
+    pub fn async_ledger(&self) -> Arc<Ledger> {
+        Arc::new(Ledger(Arc::clone(&self.0)))
+    }
+
     /// See `Ledger.expect`.
     pub fn expect(&self, reference: String, expected: ExpectedPayment) -> Result<()> {
         let ledger = Arc::clone(&self.0);
         runtime::block_on(async move { ledger.expect(&reference, &expected).await })
+    }
+
+    /// See `Ledger.initiate_charge`.
+    pub fn initiate_charge(&self, client: Arc<BlockingClient>, request: ChargeRequest) -> Result<ChargeResponse> {
+        let core = client.core();
+        core.run_with(self.opened()?.initiate_charge(core.async_client(), &request))
     }
 
     /// See `Ledger.handle_webhook`.

@@ -46,8 +46,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::{Result, SikaError};
-use crate::models::Transaction;
 use crate::models::json::{from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
+use crate::models::{ChargeRequest, ChargeResponse, Transaction};
 use crate::process::PerProcess;
 use crate::safety::confirm::{self, ExpectedPayment};
 use crate::safety::webhook::{self, WebhookDecision, WebhookDecisionKind};
@@ -464,6 +464,19 @@ impl Ledger {
                 ),
             )),
         }
+    }
+
+    /// Charges through the ledger: checks the whole request, records its amount and currency as
+    /// the reference's expected payment (as [`Ledger::expect`] does), and only then sends the
+    /// charge ([`Client::initiate_charge`]), so the webhook that follows is always decided
+    /// against the order's own figures. A bad request is `InvalidInput` with nothing recorded
+    /// and nothing sent; a reference already expected with other figures is `InvalidInput`
+    /// naming it, with nothing sent. Charging the same request again (after
+    /// `ChargeOutcomeUnknown`, once verified that no charge exists) records nothing new.
+    pub async fn initiate_charge(&self, client: &Client, request: &ChargeRequest) -> Result<ChargeResponse> {
+        let currency = validation::charge(request)?;
+        self.expect(&request.reference, &ExpectedPayment { amount: request.amount, currency }).await?;
+        client.initiate_charge(request).await
     }
 
     /// Decides a webhook notification with the ledger: a reference the ledger does not expect

@@ -1,4 +1,4 @@
-//! The payments ledger (ADR 0046), B130-B138, each on SQLite (a temporary file) and on a real
+//! The payments ledger (ADR 0046), B130-B139 and B167, each on SQLite (a temporary file) and on a real
 //! PostgreSQL (a throwaway cluster, `cluster.rs`), with the sandbox as the service. No mocks.
 
 #[path = "../support/mod.rs"]
@@ -497,6 +497,50 @@ async fn b138_payment_returns_the_audit_trail(backend: Backend) {
     assert_eq!(record.expected, order("100.10"));
 }
 on_both!(b138_payment_returns_the_audit_trail);
+
+async fn b167_a_charge_through_the_ledger_records_the_order_before_it_is_sent(backend: Backend) {
+    let db = Db::new(backend);
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    let ledger = db.open(LONG_LEASE_MS).await;
+    let never_answers = "+233244123333";
+    // A bad request: nothing recorded, nothing sent.
+    let mut bad = support::charge("B167-BAD", never_answers);
+    bad.amount = "0".parse().expect("amount");
+    match ledger.initiate_charge(&client, &bad).await {
+        Err(SikaError::InvalidInput { field, .. }) => assert_eq!(field, "amount"),
+        other => panic!("a zero amount must be InvalidInput, got {other:?}"),
+    }
+    assert!(ledger.payment("B167-BAD").await.expect("read").is_none(), "nothing recorded");
+    // A reference already expected with other figures: nothing sent, the record kept.
+    ledger.expect("B167-OTHER", &order("99.00")).await.expect("expect");
+    match ledger.initiate_charge(&client, &support::charge("B167-OTHER", never_answers)).await {
+        Err(SikaError::InvalidInput { field, reason }) => {
+            assert_eq!(field, "expected");
+            assert!(reason.contains("B167-OTHER"), "{reason}");
+        }
+        other => panic!("other figures for an expected reference must be InvalidInput, got {other:?}"),
+    }
+    assert!(sandbox.requests().is_empty(), "nothing sent: {:?}", sandbox.requests());
+    let kept = ledger.payment("B167-OTHER").await.expect("read").expect("recorded");
+    assert_eq!(kept.expected, order("99.00"));
+    // A good charge: its figures recorded (the currency as it is sent), then sent once.
+    let mut request = support::charge("B167-1", never_answers);
+    request.currency = "ghs".into();
+    ledger.initiate_charge(&client, &request).await.expect("charged");
+    let record = ledger.payment("B167-1").await.expect("read").expect("recorded by the charge");
+    assert_eq!(record.expected, order("10"));
+    assert_eq!(record.expected.currency, "GHS");
+    let trail: Vec<(EventSource, EventKind)> = record.events.iter().map(|e| (e.source, e.kind)).collect();
+    assert_eq!(trail, [(EventSource::Expect, EventKind::Expected)]);
+    let charges = sandbox.requests().iter().filter(|r| r["path"] == "/charge").count();
+    assert_eq!(charges, 1, "{:?}", sandbox.requests());
+    // The webhook that follows is decided against the charge's own figures.
+    sandbox.set_status("B167-1", "successful");
+    let decision = ledger.handle_webhook(&client, &notification("B167-1")).await.expect("decision");
+    ledger.mark_fulfilled(&claim_of(&decision)).await.expect("mark");
+}
+on_both!(b167_a_charge_through_the_ledger_records_the_order_before_it_is_sent);
 
 async fn futures_join_all<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
     futures_util::future::join_all(futures).await

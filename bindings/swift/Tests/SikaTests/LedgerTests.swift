@@ -87,4 +87,33 @@ final class LedgerTests: XCTestCase {
             XCTAssertEqual(field, "limit")
         }
     }
+
+    /// B167: a charge through the ledger records the request's amount and currency as the
+    /// reference's expected payment before it is sent (the blocking ledger, and its
+    /// `asyncLedger()`); a bad request is `InvalidInput` with nothing recorded and nothing sent.
+    func testB167AChargeThroughTheLedgerRecordsTheOrderBeforeItIsSent() async throws {
+        let blocking = try BlockingLedger.sqlite(path: directory.appendingPathComponent("charges.db").path)
+        func charge(_ reference: String, _ amount: String) -> ChargeRequest {
+            ChargeRequest(
+                amount: Amount(amount), email: "ama@example.com", phoneNumber: "+233244123333",
+                reference: reference, currency: "ghs", provider: "MTN", callbackUrl: nil)
+        }
+        do {
+            _ = try blocking.initiateCharge(client: try sandbox.blockingClient(), request: charge("B167-SW-BAD", "0"))
+            XCTFail("a zero amount was charged")
+        } catch SikaError.InvalidInput(let field, _) {
+            XCTAssertEqual(field, "amount")
+        }
+        XCTAssertNil(try blocking.payment(reference: "B167-SW-BAD"))
+        let requestsBefore = try await sandbox.requests()
+        XCTAssertEqual(requestsBefore, [])
+        _ = try blocking.initiateCharge(client: try sandbox.blockingClient(), request: charge("B167-SW-1", "25.50"))
+        _ = try await blocking.asyncLedger().initiateCharge(client: try sandbox.client(), request: charge("B167-SW-2", "10"))
+        for (reference, amount) in [("B167-SW-1", "25.50"), ("B167-SW-2", "10")] {
+            let record = try blocking.payment(reference: reference)
+            XCTAssertEqual(record?.expected, ExpectedPayment(amount: Amount(amount), currency: "GHS"))
+        }
+        let requestsAfter = try await sandbox.requests()
+        XCTAssertEqual(requestsAfter.map(\.path), ["/charge", "/charge"])
+    }
 }

@@ -12,7 +12,9 @@ propagates. A handler that returns lets the wait go on.
 Only the main thread takes this path: a signal's handler never runs on another thread, so a call
 there is the core's own blocking call, on its caller's thread, as before (ADR 0010).
 Each `BlockingClient` holds an async `Client` made from the same configuration (`_sika_async`),
-shut down with it. Once the interpreter exits (`atexit`), a call is the core's own blocking call
+shut down with it. A `BlockingLedger` takes the same path (its `reconcile` is the longest blocking
+call there is): its companion is `async_ledger()`, the same ledger with async methods, and a
+`BlockingClient` argument is passed as its async companion. Once the interpreter exits (`atexit`), a call is the core's own blocking call
 again: the SDK no longer wakes Python from its threads then (ADR 0013). The methods keep their signatures and carry the async method's documentation.
 """
 
@@ -71,25 +73,47 @@ def _exiting() -> None:
     _Exit.started = True
 
 
-def _described(method: typing.Any, name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
-    """`method` as `BlockingClient.NAME`: the generated signature, the async method's documentation."""
+def _described(
+    method: typing.Any, owner: str, name: str, asynchronous: typing.Any, generated: typing.Any
+) -> typing.Any:
+    """`method` as `OWNER.NAME`: the generated signature, the async method's documentation (the
+    generated text is only "See `Client.NAME`")."""
     method.__name__ = name
-    method.__qualname__ = f"BlockingClient.{name}"
+    method.__qualname__ = f"{owner}.{name}"
     method.__doc__ = asynchronous.__doc__
     method.__signature__ = inspect.signature(generated)
     method.__wrapped__ = generated
     return method
 
 
-def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
+_Companion = typing.Callable[[typing.Any], typing.Any]
+# A `BlockingClient` argument without an async companion: the call takes the generated path.
+_NO_COMPANION = object()
+
+
+def _client_companion(value: typing.Any) -> typing.Any:
+    """A `BlockingClient` argument's async companion (`_NO_COMPANION` when it has none); any
+    other argument as it is."""
+    if type(value).__name__ == "BlockingClient":
+        return getattr(value, "_sika_async", _NO_COMPANION)
+    return value
+
+
+def _blocking_method(
+    owner: str, name: str, asynchronous: typing.Any, generated: typing.Any, companion_of: _Companion
+) -> typing.Any:
     def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
         # CPython runs signal handlers on the main thread only: a call on any other thread
         # cannot be interrupted by one, so it stays the core's own blocking call on its
         # caller's thread (ADR 0010), with no hand-over between threads per poll.
-        companion = getattr(self, "_sika_async", None)
-        if _Exit.started or companion is None or threading.current_thread() is not threading.main_thread():
+        if _Exit.started or threading.current_thread() is not threading.main_thread():
             return generated(self, *args, **kwargs)
-        coroutine = asynchronous(companion, *args, **kwargs)
+        companion = companion_of(self)
+        passed = [_client_companion(value) for value in args]
+        named = {key: _client_companion(value) for key, value in kwargs.items()}
+        if companion is None or any(value is _NO_COMPANION for value in [*passed, *named.values()]):
+            return generated(self, *args, **kwargs)
+        coroutine = asynchronous(companion, *passed, **named)
         _state.blocking = True
         try:
             coroutine.send(None)
@@ -98,9 +122,9 @@ def _blocking_method(name: str, asynchronous: typing.Any, generated: typing.Any)
         finally:
             _state.blocking = False
         coroutine.close()
-        raise RuntimeError(f"sika.BlockingClient.{name}: the call did not complete synchronously")
+        raise RuntimeError(f"sika.{owner}.{name}: the call did not complete synchronously")
 
-    return _described(method, name, asynchronous, generated)
+    return _described(method, owner, name, asynchronous, generated)
 
 
 def _view_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
@@ -111,7 +135,7 @@ def _view_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> 
             view._sika_async = asynchronous(companion, *args, **kwargs)
         return view
 
-    return _described(method, name, asynchronous, generated)
+    return _described(method, "BlockingClient", name, asynchronous, generated)
 
 
 def install(ffi: types.ModuleType) -> None:
@@ -207,10 +231,38 @@ def install(ffi: types.ModuleType) -> None:
             continue
         asynchronous = _shape.attribute(client, name)
         if inspect.iscoroutinefunction(asynchronous):
-            setattr(blocking, name, _blocking_method(name, asynchronous, generated))
+            setattr(blocking, name, _blocking_method("BlockingClient", name, asynchronous, generated, _own_companion))
         else:
             # A method that makes a view of the client (`with_options`): the view's async
             # companion is the same view of this client's companion.
             setattr(blocking, name, _view_method(name, asynchronous, generated))
+    _install_ledger(ffi)
     os.register_at_fork(after_in_child=_after_fork_in_child)
     atexit.register(_exiting)
+
+
+def _own_companion(made: typing.Any) -> typing.Any:
+    return getattr(made, "_sika_async", None)
+
+
+def _ledger_companion(made: typing.Any) -> typing.Any:
+    """The `BlockingLedger`'s `async_ledger()`, made on its first interruptible call: the same
+    ledger (its store, its connections), so nothing is opened twice."""
+    companion = getattr(made, "_sika_async", None)
+    if companion is None:
+        companion = made._sika_async = made.async_ledger()
+    return companion
+
+
+def _install_ledger(ffi: types.ModuleType) -> None:
+    blocking_ledger = _shape.class_(ffi, "BlockingLedger")
+    ledger = _shape.class_(ffi, "Ledger")
+    _shape.function(blocking_ledger, "async_ledger", ["self"])
+    for name, generated in list(vars(blocking_ledger).items()):
+        if name.startswith("_") or name == "async_ledger" or not inspect.isfunction(generated):
+            continue
+        asynchronous = _shape.attribute(ledger, name)
+        if not inspect.iscoroutinefunction(asynchronous):
+            raise _shape.mismatch(f"`Ledger.{name}` is not a coroutine function")
+        method = _blocking_method("BlockingLedger", name, asynchronous, generated, _ledger_companion)
+        setattr(blocking_ledger, name, method)

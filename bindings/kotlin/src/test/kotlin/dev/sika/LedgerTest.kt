@@ -9,6 +9,7 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertInstanceOf
@@ -116,5 +117,35 @@ class LedgerTest {
         assertTrue(second.failures.isEmpty())
         val error = runCatching { ledger.reconcile(client, ReconcileOptions(limit = 0L)) }.exceptionOrNull()
         assertEquals("limit", (error as SikaException.InvalidInput).field)
+    }
+
+    /**
+     * B167: a charge through the ledger records the request's amount and currency as the
+     * reference's expected payment before it is sent, and its webhook is decided against them;
+     * a bad request is `InvalidInput` with nothing recorded and nothing sent; the same through
+     * the `CompletableFuture` twin Java calls.
+     */
+    @Test
+    fun testB167AChargeThroughTheLedgerRecordsTheOrderBeforeItIsSent() = runBlocking<Unit> {
+        val client = sandbox.client()
+        val ledger = Ledger.sqlite(dir.resolve("charges.db").path)
+        fun charge(reference: String, amount: String) =
+            ChargeRequest(BigDecimal(amount), "ama@example.com", "+233244123333", reference, "ghs", "MTN", null)
+        sandbox.clearRequests()
+        val error = runCatching { ledger.initiateCharge(client, charge("B167-KT-BAD", "0")) }.exceptionOrNull()
+        assertEquals("amount", (error as SikaException.InvalidInput).field)
+        assertEquals(null, ledger.payment("B167-KT-BAD"))
+        assertEquals(emptyList<Any>(), sandbox.requests())
+        ledger.initiateCharge(client, charge("B167-KT-1", "25.50"))
+        ledger.initiateChargeAsync(client, charge("B167-KT-2", "10")).get(30, TimeUnit.SECONDS)
+        for ((reference, amount) in listOf("B167-KT-1" to "25.50", "B167-KT-2" to "10")) {
+            val record = checkNotNull(ledger.payment(reference)) { reference }
+            assertEquals(0, BigDecimal(amount).compareTo(record.expected.amount), "$record")
+            assertEquals("GHS", record.expected.currency)
+        }
+        assertEquals(listOf("/charge", "/charge"), sandbox.requests().map { it["path"]!!.jsonPrimitive.content })
+        sandbox.setStatus("B167-KT-1", "successful")
+        val decision = ledger.handleWebhook(client, notification("B167-KT-1"))
+        assertInstanceOf(LedgerDecision.Fulfil::class.java, decision)
     }
 }
