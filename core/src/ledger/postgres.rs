@@ -162,7 +162,9 @@ impl PgStore {
                  status TEXT,
                  detail TEXT NOT NULL
              );
-             CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON {events} (reference, id);",
+             CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON {events} (reference, id);
+             CREATE INDEX IF NOT EXISTS sika_payments_open ON {payments} (created_at, reference)
+                 WHERE fulfilled_at IS NULL;",
             s = self.schema,
             version = self.t("sika_schema_version"),
             payments = self.t("sika_payments"),

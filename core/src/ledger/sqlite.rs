@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS sika_payment_events (
     detail TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON sika_payment_events (reference, id);
+CREATE INDEX IF NOT EXISTS sika_payments_open ON sika_payments (created_at, reference) WHERE fulfilled_at IS NULL;
 ";
 
 const ROW: &str = "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
@@ -359,4 +360,26 @@ async fn blocking<T: Send + 'static>(
 /// A failure of the ledger's own checks, as SQLite work's error.
 fn failure(reason: String) -> rusqlite::Error {
     rusqlite::Error::ToSqlConversionFailure(reason.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// B181: reconcile's page of open payments is read through the partial index of the
+    /// unfulfilled ones, in its order: a ledger of many fulfilled payments is not scanned
+    /// whole for each page, nor sorted.
+    #[test]
+    fn b181_the_open_payments_page_is_read_through_its_partial_index() {
+        let mut connection = Connection::open_in_memory().expect("in memory");
+        migrate(&mut connection).expect("migrate");
+        let mut plan = connection.prepare(&format!("EXPLAIN QUERY PLAN {OPEN}")).expect("explain");
+        let details: Vec<String> = plan
+            .query_map(params![0_i64, 0_i64, 0_i64, "", 10_i64], |row| row.get::<_, String>(3))
+            .expect("plan")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows");
+        assert!(details.iter().any(|d| d.contains("INDEX sika_payments_open")), "{details:?}");
+        assert!(!details.iter().any(|d| d.contains("TEMP B-TREE")), "sorted after the read: {details:?}");
+    }
 }

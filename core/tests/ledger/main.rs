@@ -1,4 +1,4 @@
-//! The payments ledger (ADR 0046), B130-B139 and B167, each on SQLite (a temporary file) and on a real
+//! The payments ledger (ADR 0046), B130-B139, B167 and B181, each on SQLite (a temporary file) and on a real
 //! PostgreSQL (a throwaway cluster, `cluster.rs`), with the sandbox as the service. No mocks.
 
 #[path = "../support/mod.rs"]
@@ -406,6 +406,41 @@ async fn b136_the_schema_is_versioned_and_concurrent_opens_migrate_once(backend:
     }
 }
 on_both!(b136_the_schema_is_versioned_and_concurrent_opens_migrate_once);
+
+/// B181: a ledger made before the index of its open payments (schema version 1 without it) gets
+/// it when next opened: reconcile's pages read the unfulfilled payments through it.
+async fn b181_an_existing_ledger_gets_the_open_payments_index_when_opened(backend: Backend) {
+    let db = Db::new(backend);
+    let ledger = db.open(LONG_LEASE_MS).await;
+    ledger.expect("B181-1", &order("5")).await.expect("expect");
+    drop(ledger);
+    let definition = match &db.cluster {
+        Some(cluster) => {
+            let (client, connection) =
+                tokio_postgres::connect(&cluster.url(), tokio_postgres::NoTls).await.expect("connects");
+            let driver = tokio::spawn(connection);
+            client.batch_execute("DROP INDEX sika_payments_open").await.expect("the index existed");
+            let again = db.open(LONG_LEASE_MS).await;
+            assert!(again.payment("B181-1").await.expect("read").is_some());
+            let query = "SELECT indexdef FROM pg_indexes WHERE indexname = 'sika_payments_open'";
+            let definition: String = client.query_one(query, &[]).await.expect("the index again").get(0);
+            drop(client);
+            driver.await.expect("driver").expect("closed");
+            definition
+        }
+        None => {
+            let path = db.dir.join("ledger.db");
+            rusqlite_open(&path).execute_batch("DROP INDEX sika_payments_open").expect("the index existed");
+            let again = db.open(LONG_LEASE_MS).await;
+            assert!(again.payment("B181-1").await.expect("read").is_some());
+            let query = "SELECT sql FROM sqlite_master WHERE name = 'sika_payments_open'";
+            rusqlite_open(&path).query_row(query, [], |row| row.get(0)).expect("the index again")
+        }
+    };
+    assert!(definition.contains("(created_at, reference)"), "{definition}");
+    assert!(definition.contains("fulfilled_at IS NULL"), "only the open payments: {definition}");
+}
+on_both!(b181_an_existing_ledger_gets_the_open_payments_index_when_opened);
 
 async fn b137_storage_failures_are_typed_and_never_fulfil(backend: Backend) {
     let db = Db::new(backend);
