@@ -613,9 +613,15 @@ fn worker_line(line: &str) -> Option<String> {
     line.find("LEDGER ").map(|at| line[at..].to_owned())
 }
 
+/// Rounds of deliveries per worker thread (B139): 5 rounds x 8 threads x 4 workers = 160 calls
+/// per reference, 120 of them webhook deliveries.
+const DELIVERY_ROUNDS: usize = 5;
+
 /// The worker of B139, run only as a child process by the B139 tests (ignored otherwise). Mode
-/// `deliver`: 8 threads, each delivering every reference's notification 3 times mixed with a
-/// settle, marking what it is given; prints `LEDGER FULFIL <reference>` per claim. Mode
+/// `deliver`: 8 threads, each delivering every reference's notification in `DELIVERY_ROUNDS`
+/// rounds, a quarter of them settles instead (over 4 workers: 120 deliveries of each
+/// reference's `charge.success` and 40 settles, the "100 at once"), marking what it
+/// is given; prints `LEDGER FULFIL <reference>` per claim. Mode
 /// `claim-and-hang`: takes the first reference's claim, prints `LEDGER CLAIMED`, and waits to be
 /// killed.
 #[test]
@@ -650,7 +656,7 @@ fn ledger_worker_process() {
         for thread in 0..8 {
             let (ledger, client, references) = (Arc::clone(&ledger), Arc::clone(&client), references.clone());
             tasks.push(tokio::spawn(async move {
-                for round in 0..4 {
+                for round in 0..DELIVERY_ROUNDS {
                     for reference in &references {
                         let decision = if (thread + round) % 4 == 3 {
                             ledger.settle(&client, reference).await
