@@ -1,6 +1,12 @@
 """Writes docs/BENCHMARKS.md from the RESULT lines of a scripts/bench run.
 
     report.py META_JSON RESULTS_TSV... > docs/BENCHMARKS.md
+    report.py --part ledger META_JSON RESULTS_TSV... > PART   (the ledger's part alone)
+    report.py --splice docs/BENCHMARKS.md PART                 (PART put in the doc in place)
+
+The ledger's part (issue 28) sits between `LEDGER_BEGIN` and `LEDGER_END` in the doc, with its
+own run line, so `scripts/bench --only ledger` replaces it and leaves every other figure (from
+an earlier run) as it was.
 
 A RESULT line is `RESULT<TAB>group<TAB>contender<TAB>unit<TAB>value`; each group is one
 interleaved comparison. The ratio of a row is always "how many times better the SDK is":
@@ -10,6 +16,7 @@ for calls/s the SDK's median over the row's, for times the row's median over the
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 
@@ -51,6 +58,21 @@ TARGETS = [
     ("Python typed 5,000-bank list <= 2x untyped json", "py_decode_5000_banks", "sika.decode_banks_response (typed)", "json.loads (untyped)", "within", 2),
     ("Python RSS growth over 100,000 verifications < 2 MB", "py_rss", None, "growth", "max", 2048),
 ]
+
+
+# The ledger's groups (bench/rust/src/ledger.rs): rendered in their own part, never in GROUPS.
+LEDGER_GROUPS = {
+    "ledger_decision_sqlite": ("One webhook decision with and without the ledger, SQLite", None),
+    "ledger_decision_postgres": ("One webhook decision with and without the ledger, PostgreSQL on loopback", None),
+    "ledger_claims_sqlite": ("Claims per second, SQLite", "ledger.handle_webhook (SQLite), 32 in flight"),
+    "ledger_claims_postgres": ("Claims per second, PostgreSQL on loopback", "ledger.handle_webhook (PostgreSQL), 32 in flight"),
+}
+LEDGER_TARGETS = [
+    ("The ledger adds < 2 ms to a webhook decision at the median, PostgreSQL on loopback", "ledger_decision_postgres", None, "added by the ledger, median", "max", 2),
+    ("(for reference) the same on SQLite", "ledger_decision_sqlite", None, "added by the ledger, median", "max", 2),
+]
+LEDGER_BEGIN = "<!-- ledger: written by scripts/bench (ledger part); do not edit by hand -->"
+LEDGER_END = "<!-- /ledger -->"
 
 
 def load(paths: list[str]) -> dict[str, dict[str, tuple[str, list[float]]]]:
@@ -124,9 +146,23 @@ def main() -> None:
     w("")
     w("## Targets")
     w("")
+    targets(w, groups, TARGETS)
+    w("")
+    tables(w, meta, groups, GROUPS)
+    if any(group in groups for group in LEDGER_GROUPS):
+        ledger_part(w, meta, groups)
+        w("")
+    for section in meta.get("sections", []):
+        w(section)
+        w("")
+    # One newline at the end: a blank last line is a whitespace error (scripts/check).
+    print("\n".join(out).rstrip("\n"))
+
+
+def targets(w, groups, rows) -> None:
     w("| target | measured | met |")
     w("|---|---|---|")
-    for label, group, sdk, other, kind, threshold in TARGETS:
+    for label, group, sdk, other, kind, threshold in rows:
         if group not in groups:
             w(f"| {label} | not measured in this run | - |")
             continue
@@ -146,11 +182,13 @@ def main() -> None:
         else:
             # "within": the other contender is at most `threshold` times better than the SDK.
             w(f"| {label} | {other} / SDK = {1 / r:.2f}x | {'yes' if 1 / r <= threshold else '**no**'} |")
-    w("")
-    for group, (title, sdk) in GROUPS.items():
+
+
+def tables(w, meta, groups, titles, level: str = "##") -> None:
+    for group, (title, sdk) in titles.items():
         if group not in groups:
             continue
-        w(f"## {title}")
+        w(f"{level} {title}")
         w("")
         w("| contender | median | spread | rounds | ratio (SDK vs row) |")
         w("|---|---|---|---|---|")
@@ -163,12 +201,74 @@ def main() -> None:
         if note:
             w(note)
             w("")
-    for section in meta.get("sections", []):
-        w(section)
+
+
+def ledger_part(w, meta, groups) -> None:
+    w(LEDGER_BEGIN)
+    w("## The payments ledger (issue 28)")
+    w("")
+    w("Its own run (`scripts/bench --only ledger` replaces this part alone):")
+    w("")
+    w(f"- date: {meta['date']}")
+    w(f"- mode: {meta['mode']} ({meta['rounds']} interleaved rounds; {meta.get('ledger_calls', '?')} decisions per kind per round)")
+    w(f"- CPU: {meta['machine']['CPU']}; {meta['machine']['Rust']}")
+    w("")
+    w("`sika-bench ledger-sqlite` and `ledger-postgres` (bench/rust/src/ledger.rs): the Rust core")
+    w("against the release sandbox, one process per database. SQLite: a file in a temporary")
+    w("directory, the ledger's defaults.")
+    w("PostgreSQL: a throwaway cluster on 127.0.0.1 (TCP), PostgreSQL's defaults (fsync and")
+    w("`synchronous_commit` on), the ledger's pool at 32 connections.")
+    w("")
+    w("- **One decision**: each step times `ledger.handle_webhook(body)` on a new expected reference")
+    w("  (read the record, verify, record the decision and the claim: `Fulfil`) and")
+    w("  `client.handle_webhook(body, expected)` (parse, verify, decide; no database), in alternating")
+    w("  order. Per round: the median and p90 of each, and what the ledger adds (its median or p90")
+    w("  minus the client's). The rows give the median of those over the rounds.")
+    w("- **Claims per second**: distinct new references, 32 decisions in flight, each a `Fulfil` with")
+    w("  its claim; then the same references through `client.handle_webhook` alone (same verify, no")
+    w("  ledger). Ratio: the ledger's rate over the row's.")
+    w("")
+    targets(w, groups, LEDGER_TARGETS)
+    w("")
+    tables(w, meta, groups, LEDGER_GROUPS, level="###")
+    # The part's hand-written analysis, rendered with it (a `--only ledger` run keeps the rest).
+    if os.path.exists("bench/analysis-ledger.md"):
+        w(open("bench/analysis-ledger.md").read().strip())
         w("")
-    # One newline at the end: a blank last line is a whitespace error (scripts/check).
-    print("\n".join(out).rstrip("\n"))
+    w(LEDGER_END)
+
+
+def splice(doc_path: str, part_path: str) -> None:
+    """Puts the part in the doc: in place of the old one, else before the hand-written analysis."""
+    doc = open(doc_path).read()
+    part = open(part_path).read().strip("\n")
+    if LEDGER_BEGIN in doc and LEDGER_END in doc:
+        before, rest = doc.split(LEDGER_BEGIN, 1)
+        after = rest.split(LEDGER_END, 1)[1]
+        doc = before + part + after
+    else:
+        analysis = open("bench/analysis.md").read().strip().splitlines()[0] if os.path.exists("bench/analysis.md") else None
+        if analysis and analysis in doc:
+            at = doc.index(analysis)
+            doc = doc[:at] + part + "\n\n" + doc[at:]
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + part + "\n"
+    open(doc_path, "w").write(doc)
+
+
+def main_part() -> None:
+    meta = json.load(open(sys.argv[3]))
+    groups = load(sys.argv[4:])
+    out: list[str] = []
+    ledger_part(out.append, meta, groups)
+    print("\n".join(out))
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--part"]:
+        assert sys.argv[2] == "ledger", "the only part is `ledger`"
+        main_part()
+    elif sys.argv[1:2] == ["--splice"]:
+        splice(sys.argv[2], sys.argv[3])
+    else:
+        main()

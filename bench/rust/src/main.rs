@@ -9,7 +9,11 @@
 //!   sdk-threads: 32 threads sharing one BlockingClient, CALLS in all per round
 //!   sdk-cached: BlockingClient::list_banks("NG") from the cache (a call's fixed cost, no I/O)
 //! The last three measured the runtime choice of docs/adr/0010-blocking-client-runs-on-the-caller.md.
+//!   ledger-sqlite, ledger-postgres: the payments ledger (issue 28), REFERENCE unused; prints
+//!        `RESULT` lines itself (see `ledger`); PostgreSQL's URL comes from `SIKA_BENCH_PG_URL`.
 //! A few calls before each timed round open the connection and warm the caches.
+
+mod ledger;
 
 use std::str::FromStr;
 use std::time::Instant;
@@ -37,7 +41,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let [_, mode, base_url, reference, calls, rounds] = &args[..] else {
         eprintln!(
-            "usage: sika-bench raw|raw-mt|sdk|sdk-async-ct|sdk-threads|sdk-cached BASE_URL REFERENCE CALLS ROUNDS"
+            "usage: sika-bench raw|raw-mt|sdk|sdk-async-ct|sdk-threads|sdk-cached|ledger-sqlite|ledger-postgres BASE_URL REFERENCE CALLS ROUNDS"
         );
         std::process::exit(2);
     };
@@ -51,6 +55,8 @@ fn main() {
         "sdk-async-ct" => sdk_async_ct(base_url, reference, &key, calls, rounds),
         "sdk-cached" => sdk_cached(base_url, &key, calls, rounds),
         "sdk-threads" => sdk_threads(base_url, reference, &key, calls, rounds),
+        "ledger-sqlite" => ledger::run(ledger::Backend::Sqlite, base_url, &key, calls, rounds),
+        "ledger-postgres" => ledger::run(ledger::Backend::Postgres, base_url, &key, calls, rounds),
         _ => panic!("unknown mode"),
     }
 }

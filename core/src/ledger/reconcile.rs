@@ -2,10 +2,10 @@
 //! cron job, Celery beat, Spring's `@Scheduled`, a Swift task), for the notifications that never
 //! came or came too early: pending, unknown, never seen, or claimed by a worker that died.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use futures_util::{StreamExt, stream};
-use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use super::{EventSource, Ledger, LedgerDecision, OpenPage, Row, now_micros};
@@ -151,7 +151,7 @@ impl Ledger {
                         .and_then(|s| u64::try_from(s).ok())
                         .map_or(DEFAULT_PAUSE, Duration::from_secs)
                         .min(LONGEST_PAUSE);
-                    pause.until(Instant::now() + wait).await;
+                    pause.until(Instant::now() + wait);
                 }
                 outcome => return (reference, outcome),
             }
@@ -168,22 +168,29 @@ fn worth_checking(row: &Row) -> bool {
     }
 }
 
-/// No check starts before the instant a `429` asked for.
+/// No check starts before the instant a `429` asked for. A `std` mutex: the lock is only held
+/// to read or move the instant, never across an `await`.
 #[derive(Default)]
 struct Pause(Mutex<Option<Instant>>);
 
 impl Pause {
     async fn wait(&self) {
-        let until = *self.0.lock().await;
+        let until = *self.lock();
         if let Some(until) = until {
             tokio::time::sleep_until(until).await;
         }
     }
 
-    async fn until(&self, instant: Instant) {
-        let mut until = self.0.lock().await;
+    fn until(&self, instant: Instant) {
+        let mut until = self.lock();
         if until.is_none_or(|current| current < instant) {
             *until = Some(instant);
         }
+    }
+
+    /// The instant, even after a panic elsewhere while it was held (an `Option<Instant>` is
+    /// never left half-written).
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

@@ -1,13 +1,15 @@
-//! B165-B166: `reconcile`, the payments still open verified again from a scheduled job.
+//! B165-B166, B169: `reconcile`, the payments still open verified again from a scheduled job.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use sika_core::Client;
-use sika_core::ledger::{LedgerDecision, ReconcileOptions, ReconcileReport};
+use sika_core::ledger::{Claim, EventKind, Ledger, LedgerDecision, ReconcileOptions, ReconcileReport, SqliteOptions};
 
-use super::support::Sandbox;
-use super::{Backend, Db, LONG_LEASE_MS, order, seed};
+use super::support::{Sandbox, poll_until};
+use super::{Backend, Db, LONG_LEASE_MS, claim_of, notification, order, seed};
 
 const PAID: usize = 600;
 const PENDING: usize = 300;
@@ -136,3 +138,158 @@ async fn b166_reconcile_refuses_bad_options_and_leaves_new_payments(backend: Bac
     assert_eq!(fulfilled(&due.expect("run")), BTreeSet::from(["B166-1".to_owned()]));
 }
 on_both!(b166_reconcile_refuses_bad_options_and_leaves_new_payments);
+
+const STOPPED_PAID: usize = 12;
+const STOPPED_DELAY_MS: u64 = 1_000;
+
+/// B169: the database stops in the middle of a `reconcile` run. The sandbox delays every
+/// verify by 1 s and the run checks 12 paid payments 2 at a time; once the 4th verify has
+/// arrived (so the first two checks are decided and recorded, and two more are waiting on the
+/// service) the database goes away: PostgreSQL is stopped (`immediate`, connections cut);
+/// SQLite, whose file cannot be stopped, is locked by another connection holding a write
+/// transaction past the ledger's 200 ms busy timeout (as B137 does: reads still work in WAL
+/// mode, every state change fails), which is what a merchant sees of a database that stops
+/// taking writes. What the code does: the open payments were listed before the stop, so the
+/// call returns `Ok`; each check the database failed is that payment's entry in `failures`
+/// with the `Storage` error's text (a failed listing would make the whole call
+/// `Err(Storage)`, as B137 shows for one decision). The run ends (no hang, no panic), every
+/// payment is in `checked` or `failures`, each `Fulfil` it gave has its claim recorded and
+/// can be marked, and a failed one has no claim. Once the database is back, a second run and
+/// the notifications delivered at the same time end with exactly one `Fulfil` per paid
+/// reference over both runs, and `payment(reference)` shows one claim, marked.
+async fn b169_reconcile_survives_the_database_stopping_mid_run(backend: Backend) {
+    let db = Db::new(backend);
+    let sandbox = Sandbox::start();
+    let client = Arc::new(sandbox.client());
+    let ledger = Arc::new(match backend {
+        Backend::Postgres => db.open(LONG_LEASE_MS).await,
+        Backend::Sqlite => {
+            let options = SqliteOptions { busy_timeout_ms: 200, lease_ms: LONG_LEASE_MS };
+            Ledger::sqlite_with(db.dir.join("ledger.db"), options).await.expect("opens")
+        }
+    });
+    let paid: BTreeSet<String> = (0..STOPPED_PAID).map(|i| format!("B169-{i:02}")).collect();
+    for reference in &paid {
+        seed(&sandbox, reference, "successful", "25.50");
+        ledger.expect(reference, &order("25.50")).await.expect("expect");
+    }
+    sandbox.fault("/transaction/verify", "delay", 1_000, json!({ "delay_ms": STOPPED_DELAY_MS }));
+    sandbox.clear_requests();
+
+    let options = ReconcileOptions { older_than_ms: 0, limit: 100, concurrency: 2 };
+    let run = {
+        let (ledger, client, options) = (Arc::clone(&ledger), Arc::clone(&client), options.clone());
+        tokio::spawn(async move { ledger.reconcile(&client, &options).await })
+    };
+    let seen = poll_until(Duration::from_secs(30), || verifies(&sandbox).len(), |seen| *seen >= 4);
+    assert!(seen >= 4, "the run sent {seen} verifies in 30 s");
+    let lock = match &db.cluster {
+        Some(cluster) => {
+            cluster.stop();
+            None
+        }
+        None => Some(hold_write_lock(db.dir.join("ledger.db"))),
+    };
+    let first = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the run ends while the database is down")
+        .expect("the run does not panic")
+        .expect("the open payments were listed before the stop: the run returns its report");
+    let checked: BTreeSet<String> = first.checked.iter().map(|c| c.reference.clone()).collect();
+    let failed: BTreeSet<String> = first.failures.iter().map(|f| f.reference.clone()).collect();
+    assert_eq!(checked.len() + failed.len(), STOPPED_PAID, "every payment once: {first:?}");
+    assert_eq!(checked.union(&failed).cloned().collect::<BTreeSet<_>>(), paid);
+    assert!(checked.len() >= 2, "the two checks before the stop were decided: {first:?}");
+    assert!(failed.len() >= 2, "the checks waiting on the service when it stopped failed: {first:?}");
+    for failure in &first.failures {
+        assert!(failure.reason.starts_with("ledger storage error"), "a Storage failure: {failure:?}");
+        if backend == Backend::Sqlite {
+            assert!(failure.reason.contains("locked"), "{failure:?}");
+        }
+    }
+    let early: Vec<Claim> = first.checked.iter().map(|c| claim_of(&c.decision)).collect();
+
+    match (&db.cluster, lock) {
+        (Some(cluster), _) => cluster.start_server(),
+        (None, Some(lock)) => lock.release(),
+        (None, None) => unreachable!("SQLite holds a lock"),
+    }
+    for claim in &early {
+        let record = ledger.payment(&claim.reference).await.expect("payment").expect("recorded");
+        assert_eq!((record.claims_offered, claim.offer), (1, 1), "a Fulfil's claim is recorded: {record:?}");
+        ledger.mark_fulfilled(claim).await.expect("a claim given before the stop marks");
+    }
+    for reference in &failed {
+        let record = ledger.payment(reference).await.expect("payment").expect("recorded");
+        assert_eq!(record.claims_offered, 0, "no claim for a failed check: {record:?}");
+        let kinds: Vec<EventKind> = record.events.iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, [EventKind::Expected], "nothing recorded half-way for a failed check");
+    }
+
+    // Back: a second run and a delivery of every notification, at once.
+    sandbox.control("clear_faults", None, None);
+    let second = {
+        let (ledger, client, options) = (Arc::clone(&ledger), Arc::clone(&client), options.clone());
+        tokio::spawn(async move { ledger.reconcile(&client, &options).await })
+    };
+    let mut deliveries = Vec::new();
+    for reference in &paid {
+        let (ledger, client, reference) = (Arc::clone(&ledger), Arc::clone(&client), reference.clone());
+        deliveries.push(tokio::spawn(async move { ledger.handle_webhook(&client, &notification(&reference)).await }));
+    }
+    let second = second.await.expect("no panic").expect("second run");
+    assert!(second.failures.is_empty(), "{:?}", second.failures);
+    let mut later: Vec<Claim> = second.checked.iter().filter_map(|c| fulfil_claim(&c.decision)).collect();
+    for delivery in deliveries {
+        let decision = delivery.await.expect("no panic").expect("a decision");
+        assert_eq!(decision.http_status(), 200, "{decision:?}");
+        later.extend(fulfil_claim(&decision));
+    }
+    let mut fulfils: Vec<String> = early.iter().chain(&later).map(|c| c.reference.clone()).collect();
+    fulfils.sort();
+    assert_eq!(fulfils, paid.iter().cloned().collect::<Vec<_>>(), "exactly one Fulfil per paid reference");
+    for claim in &later {
+        ledger.mark_fulfilled(claim).await.expect("mark");
+    }
+    for reference in &paid {
+        let record = ledger.payment(reference).await.expect("payment").expect("recorded");
+        assert_eq!(record.claims_offered, 1, "{record:?}");
+        assert!(record.fulfilled_at.is_some(), "{record:?}");
+        assert_eq!(record.events.iter().filter(|e| e.kind == EventKind::Fulfil).count(), 1, "{record:?}");
+    }
+}
+on_both!(b169_reconcile_survives_the_database_stopping_mid_run);
+
+fn fulfil_claim(decision: &LedgerDecision) -> Option<Claim> {
+    match decision {
+        LedgerDecision::Fulfil { claim, .. } => Some(claim.clone()),
+        _ => None,
+    }
+}
+
+/// Another connection holding SQLite's write lock until released.
+struct WriteLock {
+    release: std::sync::mpsc::Sender<()>,
+    holder: std::thread::JoinHandle<()>,
+}
+
+fn hold_write_lock(path: std::path::PathBuf) -> WriteLock {
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel::<()>();
+    let holder = std::thread::spawn(move || {
+        let connection = rusqlite::Connection::open(path).expect("a second connection");
+        connection.execute_batch("BEGIN IMMEDIATE").expect("lock");
+        locked_tx.send(()).expect("send");
+        release_rx.recv().ok();
+        connection.execute_batch("ROLLBACK").expect("unlock");
+    });
+    locked_rx.recv().expect("locked");
+    WriteLock { release, holder }
+}
+
+impl WriteLock {
+    fn release(self) {
+        self.release.send(()).expect("release");
+        self.holder.join().expect("holder");
+    }
+}
