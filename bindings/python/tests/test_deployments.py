@@ -116,8 +116,15 @@ def seed_paid(sandbox: Sandbox, tag: str, count: int) -> list[Seeded]:
     return seeded
 
 
-def shop_environment(sandbox: Sandbox, orders_db: Path) -> dict[str, str]:
-    return {shop.BASE_URL: sandbox.url, shop.SECRET_KEY: KEY, shop.ORDERS_DB: str(orders_db)}
+def shop_environment(sandbox: Sandbox, orders_db: Path, ledger_db: str | None = None) -> dict[str, str]:
+    """The apps' settings: the sandbox, the order book, and the ledger's database (by default
+    an SQLite file beside the order book)."""
+    return {
+        shop.BASE_URL: sandbox.url,
+        shop.SECRET_KEY: KEY,
+        shop.ORDERS_DB: str(orders_db),
+        shop.LEDGER_DB: ledger_db or str(orders_db.with_name("ledger.sqlite")),
+    }
 
 
 # --- the HTTP servers --------------------------------------------------------------------

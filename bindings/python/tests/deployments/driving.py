@@ -135,11 +135,18 @@ def no_problems(problems: list[str]) -> str:
     return f"{len(problems)} problems:\n" + "\n".join(problems)
 
 
-def send_webhook(sandbox: Sandbox, reference: str, times: int, body: str | None = None):
-    """Asks the sandbox to deliver a notification `times` times now (it answers once all were
-    made, each within the sandbox's 5 s delivery time-out)."""
+def send_webhook(
+    sandbox: Sandbox, reference: str, times: int, body: str | None = None, url: str | None = None, at_once: bool = False
+):
+    """Asks the sandbox to deliver a notification `times` times now, one after the other or
+    all at once (it answers once all were made, each within the sandbox's 5 s delivery
+    time-out), to its webhook URL or to `url`."""
     spec = CONTROL_OPERATIONS["send_webhook"]
-    request = {"reference": reference, "times": times, **({"body": body} if body is not None else {})}
+    request: dict = {"reference": reference, "times": times, "concurrent": at_once}
+    if body is not None:
+        request["body"] = body
+    if url is not None:
+        request["url"] = url
 
     @named(f"send webhook {reference}")
     def job():
