@@ -234,11 +234,16 @@ def test_b39_real_webhook_deliveries_fulfil_each_paid_order_once(deployment, dep
 # --- the README's webhook handlers are the tested apps' code -------------------------------
 
 
-def handler_region(module: str, framework: str) -> str:
+def readme_region(module: str, name: str) -> str:
+    """The code between `# README: {name} (begin)` and `(end)` in a deployment app."""
     text = (DEPLOYMENTS_DIR / module).read_text()
-    begin, end = f"# README: {framework} webhook handler (begin)\n", f"# README: {framework} webhook handler (end)\n"
-    assert text.count(begin) == 1 and text.count(end) == 1, f"{module}: one {framework} handler region"
+    begin, end = f"# README: {name} (begin)\n", f"# README: {name} (end)\n"
+    assert text.count(begin) == 1 and text.count(end) == 1, f"{module}: one {name} region"
     return text[text.index(begin) + len(begin) : text.index(end)]
+
+
+def handler_region(module: str, framework: str) -> str:
+    return readme_region(module, f"{framework} webhook handler")
 
 
 def test_b39_the_readme_webhook_handlers_are_the_tested_apps_code():
