@@ -19,7 +19,6 @@ import re
 import time
 from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
 
 import httpx
 import pytest
@@ -27,7 +26,14 @@ from celery import Celery
 
 import sika
 from deployments import celery_config, shop
-from deployments.driving import BATCH_DEADLINE_S, CALL_DEADLINE_S, answers_by_reference, no_problems, run_at_once, send_webhook
+from deployments.driving import (
+    BATCH_DEADLINE_S,
+    CALL_DEADLINE_S,
+    answers_by_reference,
+    no_problems,
+    run_at_once,
+    send_webhook,
+)
 from deployments.orders import Orders
 from deployments.results import outcome
 from deployments.servers import Shape, gunicorn, start, start_celery_worker, uvicorn
@@ -233,7 +239,6 @@ def test_b180_a_celery_reconcile_task_fulfils_payments_that_became_successful_on
         record = ledger.payment(reference)
         assert record is not None and (record.claims_offered, record.fulfilled_at is not None) == (1, True), record
         assert sika.EventSource.RECONCILE in {event.source for event in record.events}, record
-
 
 
 # --- the README's ledger code is the tested apps' code ---------------------------------------
