@@ -56,6 +56,9 @@ class Orders:
     def _transaction(self):
         # A generous busy timeout: several workers write at once.
         connection = sqlite3.connect(self._path, timeout=10)
+        # In WAL mode (set by `create_schema`), a commit need not wait for the disk: a
+        # shipment costs well under a millisecond instead of an fsync (about 19 ms here).
+        connection.execute("PRAGMA synchronous=NORMAL")
         try:
             with connection:  # commits, or rolls back on an exception
                 yield connection
@@ -66,6 +69,8 @@ class Orders:
         with self._transaction() as db:
             db.execute(SCHEMA)
             db.execute(SHIPMENTS)
+        with contextlib.closing(sqlite3.connect(self._path)) as db:
+            db.execute("PRAGMA journal_mode=WAL")  # persistent: every later connection uses it
 
     def add(self, reference: str, amount: str, currency: str = "GHS") -> None:
         with self._transaction() as db:
