@@ -126,9 +126,12 @@ def test_b179_the_deployed_apps_fulfil_through_the_ledger_once_under_duplicate_d
         webhook_url = server.route("/ledger/webhooks/sika")
         # Every notification twice at once, 12 orders at a time: up to 24 deliveries in flight.
         started = time.monotonic()
-        jobs = [send_webhook(sandbox, reference, DELIVERIES, url=webhook_url, at_once=True) for reference in everyone]
-        jobs.append(send_webhook(sandbox, f"{tag}-NOT-OURS", 1, url=webhook_url))
-        jobs.append(send_webhook(sandbox, f"{tag}-JUNK", 1, body="not json", url=webhook_url))
+        jobs = [
+            send_webhook(sandbox, reference, DELIVERIES, url=webhook_url, at_once=True, http=http)
+            for reference in everyone
+        ]
+        jobs.append(send_webhook(sandbox, f"{tag}-NOT-OURS", 1, url=webhook_url, http=http))
+        jobs.append(send_webhook(sandbox, f"{tag}-JUNK", 1, body="not json", url=webhook_url, http=http))
         problems = run_at_once(jobs)
         delivered_s = time.monotonic() - started
         answers = answers_by_reference(sandbox, webhook_url)
