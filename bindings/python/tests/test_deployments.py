@@ -116,15 +116,27 @@ def seed_paid(sandbox: Sandbox, tag: str, count: int) -> list[Seeded]:
     return seeded
 
 
+class Environment(dict):
+    """An app's environment, its secrets (the key, a database URL's password) out of its repr:
+    a failing test's traceback shows the arguments of each call."""
+
+    def __repr__(self) -> str:
+        return repr(
+            {name: "<hidden>" if name in (shop.SECRET_KEY, shop.LEDGER_DB) else value for name, value in self.items()}
+        )
+
+
 def shop_environment(sandbox: Sandbox, orders_db: Path, ledger_db: str | None = None) -> dict[str, str]:
     """The apps' settings: the sandbox, the order book, and the ledger's database (by default
     an SQLite file beside the order book)."""
-    return {
-        shop.BASE_URL: sandbox.url,
-        shop.SECRET_KEY: KEY,
-        shop.ORDERS_DB: str(orders_db),
-        shop.LEDGER_DB: ledger_db or str(orders_db.with_name("ledger.sqlite")),
-    }
+    return Environment(
+        {
+            shop.BASE_URL: sandbox.url,
+            shop.SECRET_KEY: KEY,
+            shop.ORDERS_DB: str(orders_db),
+            shop.LEDGER_DB: ledger_db or str(orders_db.with_name("ledger.sqlite")),
+        }
+    )
 
 
 # --- the HTTP servers --------------------------------------------------------------------
@@ -265,10 +277,8 @@ class CeleryDeployment:
 @pytest.fixture(scope="module")
 def celery_deployment(deployment_sandbox, tmp_path_factory):
     directory = tmp_path_factory.mktemp("celery")
-    environment = {
-        **shop_environment(deployment_sandbox, directory / "orders.sqlite"),
-        celery_config.DIRECTORY: str(directory),
-    }
+    environment = shop_environment(deployment_sandbox, directory / "orders.sqlite")
+    environment[celery_config.DIRECTORY] = str(directory)
     worker = start_celery_worker(3, environment, directory / "worker.log")
     caller = Celery("caller", set_as_current=False)
     caller.conf.update(celery_config.settings(str(directory)))
@@ -284,7 +294,11 @@ def test_b39_a_celery_prefork_worker_answers_each_task_about_its_reference(celer
     send = celery_deployment.caller.send_task
     # Through JSON (Celery's default): records as their `to_dict()`, read back by the core.
     sent = [
-        (f"verify {s.reference}", send("shop.verify", args=[s.reference]), as_record(sika.transaction_from_json, verified(s)))
+        (
+            f"verify {s.reference}",
+            send("shop.verify", args=[s.reference]),
+            as_record(sika.transaction_from_json, verified(s)),
+        )
         for s in seeded + seeded
     ]
     sent += [
@@ -292,7 +306,11 @@ def test_b39_a_celery_prefork_worker_answers_each_task_about_its_reference(celer
         for s in seeded
     ]
     sent += [
-        (f"charge {r}", send("shop.charge", args=[r, PHONE_NEVER_ANSWERS]), as_record(sika.charge_response_from_json, charged(r)))
+        (
+            f"charge {r}",
+            send("shop.charge", args=[r, PHONE_NEVER_ANSWERS]),
+            as_record(sika.charge_response_from_json, charged(r)),
+        )
         for r in pending
     ]
 
@@ -359,7 +377,9 @@ def fork_pool_work(sandbox: Sandbox, tag: str):
     """What each pool test submits: (label, function, arguments, check of the value)."""
     seeded = seed_paid(sandbox, tag, 9)
     pending = [f"{tag}-P{index}" for index in range(3)]
-    work: list[tuple[str, Any, tuple[Any, ...], Any]] = [(f"verify {s.reference}", process_pools.verify, (s.reference,), verified(s)) for s in seeded + seeded]
+    work: list[tuple[str, Any, tuple[Any, ...], Any]] = [
+        (f"verify {s.reference}", process_pools.verify, (s.reference,), verified(s)) for s in seeded + seeded
+    ]
     work += [
         (f"confirm {s.reference}", process_pools.confirm, (s.reference, s.amount, "GHS"), confirmed(s.reference))
         for s in seeded
