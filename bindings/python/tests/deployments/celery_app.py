@@ -3,7 +3,6 @@ BlockingLedger, is made (and used) in the worker's main process, and the pool's 
 forked from it."""
 
 import os
-
 from typing import Any
 
 from celery import Celery
