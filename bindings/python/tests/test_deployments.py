@@ -116,8 +116,27 @@ def seed_paid(sandbox: Sandbox, tag: str, count: int) -> list[Seeded]:
     return seeded
 
 
-def shop_environment(sandbox: Sandbox, orders_db: Path) -> dict[str, str]:
-    return {shop.BASE_URL: sandbox.url, shop.SECRET_KEY: KEY, shop.ORDERS_DB: str(orders_db)}
+class Environment(dict):
+    """An app's environment, its secrets (the key, a database URL's password) out of its repr:
+    a failing test's traceback shows the arguments of each call."""
+
+    def __repr__(self) -> str:
+        return repr(
+            {name: "<hidden>" if name in (shop.SECRET_KEY, shop.LEDGER_DB) else value for name, value in self.items()}
+        )
+
+
+def shop_environment(sandbox: Sandbox, orders_db: Path, ledger_db: str | None = None) -> dict[str, str]:
+    """The apps' settings: the sandbox, the order book, and the ledger's database (by default
+    an SQLite file beside the order book)."""
+    return Environment(
+        {
+            shop.BASE_URL: sandbox.url,
+            shop.SECRET_KEY: KEY,
+            shop.ORDERS_DB: str(orders_db),
+            shop.LEDGER_DB: ledger_db or str(orders_db.with_name("ledger.sqlite")),
+        }
+    )
 
 
 # --- the HTTP servers --------------------------------------------------------------------
@@ -227,11 +246,16 @@ def test_b39_real_webhook_deliveries_fulfil_each_paid_order_once(deployment, dep
 # --- the README's webhook handlers are the tested apps' code -------------------------------
 
 
-def handler_region(module: str, framework: str) -> str:
+def readme_region(module: str, name: str) -> str:
+    """The code between `# README: {name} (begin)` and `(end)` in a deployment app."""
     text = (DEPLOYMENTS_DIR / module).read_text()
-    begin, end = f"# README: {framework} webhook handler (begin)\n", f"# README: {framework} webhook handler (end)\n"
-    assert text.count(begin) == 1 and text.count(end) == 1, f"{module}: one {framework} handler region"
+    begin, end = f"# README: {name} (begin)\n", f"# README: {name} (end)\n"
+    assert text.count(begin) == 1 and text.count(end) == 1, f"{module}: one {name} region"
     return text[text.index(begin) + len(begin) : text.index(end)]
+
+
+def handler_region(module: str, framework: str) -> str:
+    return readme_region(module, f"{framework} webhook handler")
 
 
 def test_b39_the_readme_webhook_handlers_are_the_tested_apps_code():
@@ -253,10 +277,8 @@ class CeleryDeployment:
 @pytest.fixture(scope="module")
 def celery_deployment(deployment_sandbox, tmp_path_factory):
     directory = tmp_path_factory.mktemp("celery")
-    environment = {
-        **shop_environment(deployment_sandbox, directory / "orders.sqlite"),
-        celery_config.DIRECTORY: str(directory),
-    }
+    environment = shop_environment(deployment_sandbox, directory / "orders.sqlite")
+    environment[celery_config.DIRECTORY] = str(directory)
     worker = start_celery_worker(3, environment, directory / "worker.log")
     caller = Celery("caller", set_as_current=False)
     caller.conf.update(celery_config.settings(str(directory)))
@@ -272,7 +294,11 @@ def test_b39_a_celery_prefork_worker_answers_each_task_about_its_reference(celer
     send = celery_deployment.caller.send_task
     # Through JSON (Celery's default): records as their `to_dict()`, read back by the core.
     sent = [
-        (f"verify {s.reference}", send("shop.verify", args=[s.reference]), as_record(sika.transaction_from_json, verified(s)))
+        (
+            f"verify {s.reference}",
+            send("shop.verify", args=[s.reference]),
+            as_record(sika.transaction_from_json, verified(s)),
+        )
         for s in seeded + seeded
     ]
     sent += [
@@ -280,7 +306,11 @@ def test_b39_a_celery_prefork_worker_answers_each_task_about_its_reference(celer
         for s in seeded
     ]
     sent += [
-        (f"charge {r}", send("shop.charge", args=[r, PHONE_NEVER_ANSWERS]), as_record(sika.charge_response_from_json, charged(r)))
+        (
+            f"charge {r}",
+            send("shop.charge", args=[r, PHONE_NEVER_ANSWERS]),
+            as_record(sika.charge_response_from_json, charged(r)),
+        )
         for r in pending
     ]
 
@@ -347,7 +377,9 @@ def fork_pool_work(sandbox: Sandbox, tag: str):
     """What each pool test submits: (label, function, arguments, check of the value)."""
     seeded = seed_paid(sandbox, tag, 9)
     pending = [f"{tag}-P{index}" for index in range(3)]
-    work: list[tuple[str, Any, tuple[Any, ...], Any]] = [(f"verify {s.reference}", process_pools.verify, (s.reference,), verified(s)) for s in seeded + seeded]
+    work: list[tuple[str, Any, tuple[Any, ...], Any]] = [
+        (f"verify {s.reference}", process_pools.verify, (s.reference,), verified(s)) for s in seeded + seeded
+    ]
     work += [
         (f"confirm {s.reference}", process_pools.confirm, (s.reference, s.amount, "GHS"), confirmed(s.reference))
         for s in seeded

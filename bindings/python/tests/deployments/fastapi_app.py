@@ -15,6 +15,7 @@ from deployments.orders import AsyncOrders
 app = FastAPI()
 client = sika.Client(shop.config())
 orders = AsyncOrders(os.environ[shop.ORDERS_DB])
+ledger = shop.open_ledger(sika.Ledger)
 # A start-up check, as merchants make one: it starts the async runtime in this process (the
 # master, under gunicorn) before the workers fork.
 asyncio.run(client.list_banks("GH"))
@@ -74,3 +75,23 @@ async def sika_webhook(request: Request) -> Response:
         await orders.fulfil_once(order.reference)      # idempotent: deliveries repeat
     return Response(status_code=decision.http_status())
 # README: FastAPI webhook handler (end)
+
+
+@app.post("/orders")
+async def place_order(request: Request):
+    """The shop's checkout: the order's expected payment, recorded in the ledger."""
+    asked = await request.json()
+    await ledger.expect(asked["reference"], shop.expected_payment(asked["amount"], asked["currency"]))
+    return {"reference": asked["reference"], "pid": os.getpid()}
+
+
+# README: FastAPI ledger webhook handler (begin)
+# FastAPI (async Client and Ledger, both made at import)
+@app.post("/ledger/webhooks/sika")
+async def sika_ledger_webhook(request: Request) -> Response:
+    decision = await ledger.handle_webhook(client, await request.body())
+    if isinstance(decision, sika.LedgerDecision.FULFIL):
+        await orders.ship(decision.claim.reference)    # this call alone holds the claim
+        await ledger.mark_fulfilled(decision.claim)
+    return Response(status_code=decision.http_status())
+# README: FastAPI ledger webhook handler (end)

@@ -12,6 +12,9 @@ from deployments.orders import Orders
 app = Flask(__name__)
 client = sika.BlockingClient(shop.config())
 orders = Orders(os.environ[shop.ORDERS_DB])
+# The ledger too, at import: the workers forked from the master each use it on connections of
+# their own (ADR 0055).
+ledger = shop.open_ledger(sika.BlockingLedger)
 # A start-up check, as merchants make one: the master now holds a pooled connection and a
 # cached bank list when the workers fork.
 client.list_banks("GH")
@@ -69,3 +72,23 @@ def sika_webhook():
         orders.fulfil_once(order.reference)            # idempotent: deliveries repeat
     return "", decision.http_status()
 # README: Flask webhook handler (end)
+
+
+@app.post("/orders")
+def place_order():
+    """The shop's checkout: the order's expected payment, recorded in the ledger."""
+    asked = request.get_json()
+    ledger.expect(asked["reference"], shop.expected_payment(asked["amount"], asked["currency"]))
+    return jsonify(reference=asked["reference"], pid=os.getpid())
+
+
+# README: Flask ledger webhook handler (begin)
+# Flask (BlockingClient and BlockingLedger, both made at import, before gunicorn --preload forks)
+@app.post("/ledger/webhooks/sika")
+def sika_ledger_webhook():
+    decision = ledger.handle_webhook(client, request.get_data())
+    if isinstance(decision, sika.LedgerDecision.FULFIL):
+        orders.ship(decision.claim.reference)          # this call alone holds the claim
+        ledger.mark_fulfilled(decision.claim)
+    return "", decision.http_status()
+# README: Flask ledger webhook handler (end)

@@ -2,7 +2,10 @@
 (each call opens its own connection, so nothing is carried across a fork).
 
 `fulfil_once` counts every call (one per delivery the handler fulfilled) and ships an order the
-first time only: deliveries repeat, and the workers that receive them race."""
+first time only: deliveries repeat, and the workers that receive them race.
+
+`ship` is what the ledger's handlers call: it is not idempotent (each call is one more shipment,
+with the pid of the worker that shipped), so an order fulfilled twice shows as two shipments."""
 
 from __future__ import annotations
 
@@ -20,6 +23,14 @@ CREATE TABLE IF NOT EXISTS orders (
     currency TEXT NOT NULL,
     fulfil_calls INTEGER NOT NULL DEFAULT 0,
     shipped_by_pid INTEGER
+)
+"""
+
+SHIPMENTS = """
+CREATE TABLE IF NOT EXISTS shipments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    reference TEXT NOT NULL,
+    shipped_by_pid INTEGER NOT NULL
 )
 """
 
@@ -45,6 +56,9 @@ class Orders:
     def _transaction(self):
         # A generous busy timeout: several workers write at once.
         connection = sqlite3.connect(self._path, timeout=10)
+        # In WAL mode (set by `create_schema`), a commit need not wait for the disk: a
+        # shipment costs well under a millisecond instead of an fsync (about 19 ms here).
+        connection.execute("PRAGMA synchronous=NORMAL")
         try:
             with connection:  # commits, or rolls back on an exception
                 yield connection
@@ -54,6 +68,9 @@ class Orders:
     def create_schema(self) -> None:
         with self._transaction() as db:
             db.execute(SCHEMA)
+            db.execute(SHIPMENTS)
+        with contextlib.closing(sqlite3.connect(self._path)) as db:
+            db.execute("PRAGMA journal_mode=WAL")  # persistent: every later connection uses it
 
     def add(self, reference: str, amount: str, currency: str = "GHS") -> None:
         with self._transaction() as db:
@@ -74,6 +91,19 @@ class Orders:
                 (os.getpid(), reference),
             )
 
+    def ship(self, reference: str) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT INTO shipments (reference, shipped_by_pid) VALUES (?, ?)", (reference, os.getpid()))
+
+    def shipments(self) -> dict[str, list[int]]:
+        """The pids that shipped each reference, one per shipment."""
+        with self._transaction() as db:
+            rows = db.execute("SELECT reference, shipped_by_pid FROM shipments ORDER BY id").fetchall()
+        shipped: dict[str, list[int]] = {}
+        for reference, pid in rows:
+            shipped.setdefault(reference, []).append(pid)
+        return shipped
+
     def fulfilments(self) -> dict[str, Fulfilment]:
         with self._transaction() as db:
             rows = db.execute("SELECT reference, fulfil_calls, shipped_by_pid FROM orders").fetchall()
@@ -91,3 +121,6 @@ class AsyncOrders:
 
     async def fulfil_once(self, reference: str) -> None:
         await asyncio.to_thread(self._orders.fulfil_once, reference)
+
+    async def ship(self, reference: str) -> None:
+        await asyncio.to_thread(self._orders.ship, reference)

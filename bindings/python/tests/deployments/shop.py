@@ -12,6 +12,8 @@ import sika
 BASE_URL = "SIKA_SHOP_BASE_URL"
 SECRET_KEY = "SIKA_SHOP_SECRET_KEY"
 ORDERS_DB = "SIKA_SHOP_ORDERS_DB"
+# The ledger's database: an SQLite file's path or a `postgresql://` URL.
+LEDGER_DB = "SIKA_SHOP_LEDGER_DB"
 
 # Shorter than the tests' own deadlines, so that a call stuck in a broken child answers as a
 # typed error the test can show instead of a dropped connection.
@@ -24,6 +26,15 @@ def config() -> sika.ClientConfig:
     return sika.ClientConfig(
         secret_key=sika.SecretKey(os.environ[SECRET_KEY]), base_url=os.environ[BASE_URL], timeout_ms=TIMEOUT_MS
     )
+
+
+def open_ledger(kind):
+    """The shop's ledger (`sika.BlockingLedger` or `sika.Ledger`), on the database the
+    environment names: PostgreSQL for a URL, else an SQLite file."""
+    database = os.environ[LEDGER_DB]
+    if database.startswith(("postgres://", "postgresql://")):
+        return kind.postgres(sika.SecretUrl(database))
+    return kind.sqlite(database)
 
 
 def charge_request(reference: str, phone_number: str) -> sika.ChargeRequest:
