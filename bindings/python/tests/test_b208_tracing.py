@@ -20,6 +20,7 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 
 import sika
 from support import KEY, charge, transaction_object
@@ -27,14 +28,35 @@ from support import KEY, charge, transaction_object
 TEMPLATE = "/transaction/verify/{reference}"
 
 
+class Switch(Sampler):
+    """Samples every span while on: the global providers outlive the module (OpenTelemetry sets
+    them once per process), and the later tests' calls must not pile spans up in memory (B33)."""
+
+    on = True
+
+    def should_sample(self, parent_context, trace_id, name, kind=None, attributes=None, links=None, trace_state=None):
+        decision = Decision.RECORD_AND_SAMPLE if self.on else Decision.DROP
+        return SamplingResult(decision, attributes if self.on else None)
+
+    def get_description(self) -> str:
+        return "on while the B208 tests run"
+
+
 class Telemetry:
     def __init__(self) -> None:
         self.spans = InMemorySpanExporter()
         self.metrics = InMemoryMetricReader()
-        provider = TracerProvider()
+        self.switch = Switch()
+        provider = TracerProvider(sampler=self.switch)
         provider.add_span_processor(SimpleSpanProcessor(self.spans))
         trace.set_tracer_provider(provider)
-        metrics.set_meter_provider(MeterProvider(metric_readers=[self.metrics]))
+        self.meter_provider = MeterProvider(metric_readers=[self.metrics])
+        metrics.set_meter_provider(self.meter_provider)
+
+    def close(self) -> None:
+        self.switch.on = False
+        self.spans.clear()
+        self.meter_provider.shutdown()
 
     def finished(self) -> dict[str, list]:
         by_name: dict[str, list] = {}
@@ -46,7 +68,9 @@ class Telemetry:
 @pytest.fixture(scope="module")
 def telemetry():
     # The global providers can be set once per process: the module's tests share them.
-    return Telemetry()
+    telemetry = Telemetry()
+    yield telemetry
+    telemetry.close()
 
 
 @pytest.fixture

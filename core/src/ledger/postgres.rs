@@ -161,10 +161,7 @@ impl PgStore {
                  kind TEXT NOT NULL,
                  status TEXT,
                  detail TEXT NOT NULL
-             );
-             CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON {events} (reference, id);
-             CREATE INDEX IF NOT EXISTS sika_payments_open ON {payments} (created_at, reference)
-                 WHERE fulfilled_at IS NULL;",
+             );",
             s = self.schema,
             version = self.t("sika_schema_version"),
             payments = self.t("sika_payments"),
@@ -173,6 +170,24 @@ impl PgStore {
         let result: std::result::Result<Option<i64>, tokio_postgres::Error> = async {
             tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&lock_key]).await?;
             tx.batch_execute(&schema).await?;
+            // `CREATE INDEX IF NOT EXISTS` locks its table (SHARE) even when the index exists:
+            // at every open, while other workers write, that deadlocked their `expect` (which
+            // locks the payments, then the events). So an index is made only when missing, the
+            // payments' first: the order every change takes its tables in.
+            let indexes = [
+                (
+                    "sika_payments_open",
+                    format!("{} (created_at, reference) WHERE fulfilled_at IS NULL", self.t("sika_payments")),
+                ),
+                ("sika_payment_events_reference", format!("{} (reference, id)", self.t("sika_payment_events"))),
+            ];
+            for (name, on) in indexes {
+                let qualified = format!("\"{}\".{name}", self.schema);
+                let exists: Option<String> = tx.query_one("SELECT to_regclass($1)::text", &[&qualified]).await?.get(0);
+                if exists.is_none() {
+                    tx.batch_execute(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}")).await?;
+                }
+            }
             let version = tx
                 .query_opt(&format!("SELECT version FROM {} WHERE id = 1", self.t("sika_schema_version")), &[])
                 .await?

@@ -1,4 +1,4 @@
-//! The payments ledger (ADR 0046), B130-B139, B167 and B181, each on SQLite (a temporary file) and on a real
+//! The payments ledger (ADR 0046), B130-B139, B167, B181 and B183, each on SQLite (a temporary file) and on a real
 //! PostgreSQL (a throwaway cluster, `cluster.rs`), with the sandbox as the service. No mocks.
 
 #[path = "../support/mod.rs"]
@@ -441,6 +441,34 @@ async fn b181_an_existing_ledger_gets_the_open_payments_index_when_opened(backen
     assert!(definition.contains("fulfilled_at IS NULL"), "only the open payments: {definition}");
 }
 on_both!(b181_an_existing_ledger_gets_the_open_payments_index_when_opened);
+
+/// B183: opening a ledger once its schema is in place (each worker at start, a forked child at
+/// its first call) takes no lock on its tables: it finishes while another connection holds a
+/// write on both. Before, `CREATE INDEX IF NOT EXISTS` at every open waited for such a writer,
+/// and deadlocked workers' concurrent `expect`s (B179 met it under gunicorn).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b183_opening_a_ledger_waits_for_no_writer_of_its_tables() {
+    let db = Db::new(Backend::Postgres);
+    let first = db.open(LONG_LEASE_MS).await;
+    first.expect("B183-1", &order("5")).await.expect("expect");
+    let cluster = db.cluster.as_ref().expect("a cluster");
+    let (writer, connection) = tokio_postgres::connect(&cluster.url(), tokio_postgres::NoTls).await.expect("connects");
+    let driver = tokio::spawn(connection);
+    writer
+        .batch_execute(
+            "BEGIN; \
+             UPDATE sika_payments SET claims_offered = claims_offered WHERE reference = 'B183-1'; \
+             UPDATE sika_payment_events SET detail = detail WHERE reference = 'B183-1';",
+        )
+        .await
+        .expect("a writer holds both tables");
+    let opened = tokio::time::timeout(Duration::from_secs(20), db.try_open(LONG_LEASE_MS)).await;
+    writer.batch_execute("ROLLBACK").await.expect("rollback");
+    drop(writer);
+    driver.await.expect("driver").expect("closed");
+    let second = opened.expect("opened while the writer held its tables").expect("opens");
+    assert!(second.payment("B183-1").await.expect("read").is_some());
+}
 
 async fn b137_storage_failures_are_typed_and_never_fulfil(backend: Backend) {
     let db = Db::new(backend);
