@@ -48,7 +48,7 @@ public final class JavaLedger {
         // ledger per application, or opens Ledger.postgres(new SecretUrl(url), options) when
         // several processes or machines fulfil orders.
         Path file = Files.createTempDirectory("sika-ledger").resolve("orders-ledger.db");
-        try (Client client = new Client(config); Ledger ledger = Ledger.Companion.sqlite(file.toString(), new LedgerOptions())) {
+        try (Client client = new Client(config); Ledger ledger = Ledger.sqlite(file.toString(), new LedgerOptions())) {
             System.out.println("1. Charging " + reference + " through the ledger (the order's figures recorded first):");
             try {
                 System.out.println("   HTTP " + ledger.initiateChargeAsync(client, charge(reference, order.getAmount())).join().getHttpStatus());
