@@ -52,7 +52,7 @@ fn companion_factories(text: &str) -> Result<String, String> {
     let mut annotated = 0;
     while let Some(start) = rest.find(opening) {
         let body_start = start + opening.len();
-        let body_len = rest[body_start..].find("\n    }\n").ok_or("an unterminated `companion object {`")?;
+        let body_len = companion_body_len(&rest[body_start..]).ok_or("an unterminated `companion object {`")?;
         patched.push_str(&rest[..body_start]);
         for line in rest[body_start..body_start + body_len].split_inclusive('\n') {
             let declaration =
@@ -72,6 +72,22 @@ fn companion_factories(text: &str) -> Result<String, String> {
     Ok(patched)
 }
 
+/// The length of a companion object's body: up to its closing `    }`, the one the class's own
+/// closing `}` follows (the template ends the class with it). Each factory's body also ends
+/// with a `    }` line, so the first one closes only the first factory.
+fn companion_body_len(body: &str) -> Option<usize> {
+    let closing = "\n    }\n";
+    let mut from = 0;
+    while let Some(found) = body[from..].find(closing) {
+        let end = from + found;
+        if body[end + closing.len()..].trim_start_matches([' ', '\n']).starts_with('}') {
+            return Some(end);
+        }
+        from = end + 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::patch;
@@ -84,6 +100,14 @@ mod tests {
         assert!(patched.contains("    @Throws(SikaException::class)\n    constructor(`config`"));
         assert!(patched.contains("    )\n    constructor() :"), "a constructor that cannot fail is left alone");
         assert!(patched.contains("    @JvmStatic\n    @Throws(SikaException::class) fun `fromEnv`"));
+        // Every factory of a companion with several (`Ledger.postgres` and `Ledger.sqlite`).
+        let two = GENERATED.replace(
+            "    companion object {\n    @Throws(SikaException::class) fun `fromEnv`(): Client {\n    }\n",
+            "    companion object {\n    @Throws(SikaException::class) fun `fromEnv`(): Client {\n    }\n    \n    @Throws(SikaException::class) fun `fromFile`(): Client {\n    }\n",
+        );
+        let patched = patch(two).unwrap();
+        assert!(patched.contains("    @JvmStatic\n    @Throws(SikaException::class) fun `fromFile`"), "{patched}");
+        assert_eq!(patched.matches("@JvmStatic").count(), 2, "{patched}");
         // No factory, or no throwing constructor: the build fails.
         assert!(patch(GENERATED.replace("fun `fromEnv`", "val x")).is_err());
         assert!(patch(GENERATED.replace("uniffiRustCallWithError(SikaException)", "uniffiRustCall()")).is_err());

@@ -56,14 +56,20 @@ class JavaExampleIT {
     private class Run(val status: Int, val stdout: String, val stderr: String)
 
     /** Runs the example with [java] and [flags] against a fresh sandbox set up to fail as the example expects. */
-    private fun runExample(java: String, vararg flags: String): Run = Sandbox().use { sandbox ->
-        // The charge reaches the service but its answer is lost; two look-ups meet a 429 and a 500.
-        sandbox.fault("/charge", "after_processing", "then" to "status", "status" to 502)
-        sandbox.fault("/transaction/verify/JAVA-BUSY", "status", 2, JsonObject(mapOf("status" to JsonPrimitive(429), "retry_after" to JsonPrimitive(30))))
-        sandbox.fault("/transaction/verify/JAVA-DOWN", "status", 2, JsonObject(mapOf("status" to JsonPrimitive(500))))
+    private fun runExample(java: String, vararg flags: String): Run =
+        runJava(java, flags.toList(), "dev.sika.examples.JavaCheckout", listOf("JAVA-ORDER-1", "JAVA-BUSY", "JAVA-DOWN")) { sandbox ->
+            // The charge reaches the service but its answer is lost; two look-ups meet a 429 and a 500.
+            sandbox.fault("/charge", "after_processing", "then" to "status", "status" to 502)
+            sandbox.fault("/transaction/verify/JAVA-BUSY", "status", 2, JsonObject(mapOf("status" to JsonPrimitive(429), "retry_after" to JsonPrimitive(30))))
+            sandbox.fault("/transaction/verify/JAVA-DOWN", "status", 2, JsonObject(mapOf("status" to JsonPrimitive(500))))
+        }
+
+    /** Runs [mainClass] of the compiled examples with [java], [flags] and [args] against a fresh sandbox, set up by [setUp]. */
+    private fun runJava(java: String, flags: List<String>, mainClass: String, args: List<String>, setUp: (Sandbox) -> Unit): Run = Sandbox().use { sandbox ->
+        setUp(sandbox)
         val stdout = File.createTempFile("java-example", ".out").also { it.deleteOnExit() }
         val stderr = File.createTempFile("java-example", ".err").also { it.deleteOnExit() }
-        val command = listOf(java, *flags, "-cp", classes.path + File.pathSeparator + classpath, "dev.sika.examples.JavaCheckout", "JAVA-ORDER-1", "JAVA-BUSY", "JAVA-DOWN")
+        val command = listOf(java) + flags + listOf("-cp", classes.path + File.pathSeparator + classpath, mainClass) + args
         val process = ProcessBuilder(command).redirectOutput(stdout).redirectError(stderr)
             .apply { environment().putAll(mapOf("SIKA_BASE_URL" to sandbox.url, "SIKA_SECRET_KEY" to KEY)) }
             .start()
@@ -121,6 +127,46 @@ class JavaExampleIT {
         if (major >= 24) {
             assertTrue(nativeAccessWarnings(run.stderr).isNotEmpty(), "JDK $major printed no restricted-method warning:\n${run.stderr}")
         }
+    }
+
+    /**
+     * B182: Java calls every ledger operation (JavaLedger.java, CompletableFuture and blocking
+     * through `join()`/`get()`) on a SQLite ledger: a charge through the ledger, `expect`, a
+     * webhook delivered twice (one `Fulfil`, then "already fulfilled"), `markFulfilled`,
+     * `payment`, `settle`, and `reconcile` fulfilling the order paid some other way.
+     */
+    @Test
+    fun testB182JavaCallsEveryLedgerOperation() {
+        val java = File(System.getProperty("java.home"), "bin/java").path
+        val run = runJava(java, emptyList(), "dev.sika.examples.JavaLedger", listOf("JAVA-LEDGER-1", "JAVA-LEDGER-2")) { sandbox ->
+            // Paid some other way (a bank transfer the shop expects by hand).
+            sandbox.seedTransaction(transactionObject("JAVA-LEDGER-2", "successful", "25.50"))
+        }
+        val report = "stdout:\n${run.stdout}\nstderr:\n${run.stderr}"
+        assertEquals(0, run.status, report)
+        assertEquals(
+            listOf(
+                "1. Charging JAVA-LEDGER-1 through the ledger (the order's figures recorded first):",
+                "   HTTP 200",
+                "2. An order paid some other way, expected by hand:",
+                "   expected JAVA-LEDGER-2",
+                "3. The webhook, delivered twice:",
+                "   Fulfil: ship JAVA-LEDGER-1 once",
+                "   marked fulfilled",
+                "   answer HTTP 200",
+                "   AlreadyFulfilled: do not ship",
+                "   answer HTTP 200",
+                "4. Its record: last status successful, fulfilled true, claims offered 1",
+                "5. The order page settles it: AlreadyFulfilled",
+                "6. Reconciling the payments still open:",
+                "   reconciled JAVA-LEDGER-2: Fulfil: ship once",
+                "   JAVA-LEDGER-2 fulfilled: true",
+            ),
+            run.stdout.trimEnd().lines(),
+            report,
+        )
+        assertEquals("", run.stderr, report)
+        assertFalse("${run.stdout}${run.stderr}".contains(KEY), "the key leaked")
     }
 
     @Test

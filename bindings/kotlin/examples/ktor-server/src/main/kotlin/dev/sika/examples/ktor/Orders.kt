@@ -3,6 +3,7 @@ package dev.sika.examples.ktor
 import dev.sika.ExpectedPayment
 import java.math.BigDecimal
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.ConcurrentLinkedQueue
 
 /** An order: what its reference must be paid, and how it came to be fulfilled (null: not yet). */
 data class Order(val reference: String, val amount: BigDecimal, val currency: String, val fulfilledBy: String? = null) {
@@ -23,10 +24,18 @@ class Orders {
         byReference.remove(reference)
     }
 
+    private val shipped = ConcurrentLinkedQueue<Pair<String, String>>()
+
     /**
-     * Marks the order fulfilled by [how] ("webhook" or "check") the first time only: deliveries
-     * repeat, and a customer's check may confirm the same payment first. Returns the order now.
+     * Ships the order and marks it fulfilled by [how] ("webhook" or "check"). Not idempotent, as
+     * shipping a parcel is not: called twice, it ships twice. The ledger's claim makes sure it is
+     * called once per paid order (only the caller given `Fulfil` ships).
      */
-    fun fulfilOnce(reference: String, how: String): Order? =
-        byReference.computeIfPresent(reference) { _, order -> if (order.fulfilledBy == null) order.copy(fulfilledBy = how) else order }
+    fun ship(reference: String, how: String) {
+        shipped.add(reference to how)
+        byReference.computeIfPresent(reference) { _, order -> order.copy(fulfilledBy = how) }
+    }
+
+    /** Every shipment so far, in order: (reference, how). */
+    fun shipments(): List<Pair<String, String>> = shipped.toList()
 }

@@ -1,14 +1,17 @@
-// A small shop as a Ktor application: the customer orders (a mobile money charge), checks the
-// order (the payment confirmed against it), and the service's webhook fulfils it. Every
-// decision is the SDK's: the shop only stores orders and answers HTTP.
+// A small shop as a Ktor application: the customer orders (a mobile money charge through the
+// ledger, which records the order's figures first), checks the order (the payment confirmed
+// against it), and the service's webhook fulfils it, exactly once however often it is delivered
+// (the ledger's claim). Every decision is the SDK's: the shop only stores orders, ships, and
+// answers HTTP.
 package dev.sika.examples.ktor
 
 import dev.sika.ChargeRequest
 import dev.sika.Client
+import dev.sika.Ledger
+import dev.sika.LedgerDecision
 import dev.sika.PaymentCheck
 import dev.sika.SikaException
 import dev.sika.WebhookDecision
-import dev.sika.parseWebhookEvent
 import io.ktor.http.HttpStatusCode
 import io.ktor.server.application.Application
 import io.ktor.server.application.ApplicationStopped
@@ -26,11 +29,12 @@ import io.ktor.utils.io.readRemaining
 import java.util.UUID
 import kotlinx.io.readByteArray
 
-fun Application.shop(client: Client, orders: Orders = Orders()) {
-    // One client for the application: its connections are shared by every request.
+fun Application.shop(client: Client, ledger: Ledger, orders: Orders = Orders()) {
+    // One client and one ledger for the application: their connections are shared by every request.
     monitor.subscribe(ApplicationStopped) {
         client.shutdown() // closes its connections
         client.close() // frees the native object
+        ledger.close() // closes the database connections
     }
     install(StatusPages) {
         // The service's answers the shop cannot act on: say so, never "paid".
@@ -43,7 +47,9 @@ fun Application.shop(client: Client, orders: Orders = Orders()) {
             val order = Order("ORDER-${UUID.randomUUID()}", asked.amount, "GHS")
             orders.add(order) // before the charge: its webhook may arrive before the answer
             try {
-                client.initiateCharge(
+                // The ledger records the order's amount and currency, then sends the charge.
+                ledger.initiateCharge(
+                    client,
                     ChargeRequest(order.amount, asked.email, asked.phoneNumber, order.reference, order.currency, "MTN", RETURN_URL),
                 )
                 call.respondJson(HttpStatusCode.Created, orderJson(order, "pending"))
@@ -60,7 +66,12 @@ fun Application.shop(client: Client, orders: Orders = Orders()) {
             val order = orders.find(call.parameters["reference"]!!) ?: return@get call.respond(HttpStatusCode.NotFound)
             val (state, transaction) = when (val check = client.confirmPayment(order.reference, order.expected)) {
                 is PaymentCheck.Confirmed -> {
-                    orders.fulfilOnce(order.reference, "check") // idempotent: the webhook may be first
+                    // The webhook may be first, or at the same time: the ledger's claim decides who ships.
+                    val decision = ledger.settle(client, order.reference)
+                    if (decision is LedgerDecision.Fulfil) {
+                        orders.ship(order.reference, "check")
+                        ledger.markFulfilled(decision.claim)
+                    }
                     "paid" to check.transaction
                 }
                 is PaymentCheck.NotYet -> "pending" to check.transaction
@@ -77,15 +88,18 @@ fun Application.shop(client: Client, orders: Orders = Orders()) {
             if (declared != null && declared > MAX_WEBHOOK_BODY_BYTES) return@post call.respond(HttpStatusCode.PayloadTooLarge)
             val body = call.receiveChannel().readRemaining(MAX_WEBHOOK_BODY_BYTES + 1).readByteArray()
             if (body.size > MAX_WEBHOOK_BODY_BYTES) return@post call.respond(HttpStatusCode.PayloadTooLarge)
-            // Unverified: only to find the order the notification claims to be about.
-            val reference = try { parseWebhookEvent(body).reference } catch (error: SikaException) { null }
-            val order = reference?.let { orders.find(it) } ?: return@post call.respond(HttpStatusCode.BadRequest)
-            // The notification is only a hint: handleWebhook verifies it with the service.
-            val decision = client.handleWebhook(body, order.expected)
+            // The ledger verifies the notification with the service (one it does not expect is
+            // Reject, 400, nothing asked), decides against the order's recorded figures, and
+            // gives Fulfil, with a claim, to one delivery only.
+            val decision = ledger.handleWebhook(client, body)
             when (decision) {
-                is WebhookDecision.Fulfil -> orders.fulfilOnce(order.reference, "webhook") // idempotent
-                is WebhookDecision.Investigate -> log.warn("order {}: {}", order.reference, decision.reason)
-                else -> {}
+                is LedgerDecision.Fulfil -> {
+                    orders.ship(decision.claim.reference, "webhook")
+                    ledger.markFulfilled(decision.claim) // every later delivery: AlreadyFulfilled
+                }
+                is LedgerDecision.Decided ->
+                    (decision.decision as? WebhookDecision.Investigate)?.let { log.warn("webhook: {}", it.reason) }
+                else -> {} // AlreadyFulfilled, InProgress (another delivery holds the claim): 200
             }
             call.respond(HttpStatusCode.fromValue(decision.httpStatus()))
         }

@@ -2,6 +2,7 @@ package dev.sika.examples.ktor
 
 import dev.sika.Client
 import dev.sika.ClientConfig
+import dev.sika.Ledger
 import dev.sika.SecretKey
 import dev.sika.testing.SikaSandbox
 import dev.sika.testing.SikaSandboxExtension
@@ -14,6 +15,7 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
+import java.nio.file.Files
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
@@ -83,11 +85,15 @@ class ShopServerTest(private val sandbox: SikaSandbox) {
 
     private fun Map<String, Any?>.httpStatus(): Int? = (this["http_status"] as? Number)?.toInt()
 
-    /** The shop on a free port, with the sandbox delivering its webhooks to it. */
+    /**
+     * The shop on a free port, with the sandbox delivering its webhooks to it, and its ledger in
+     * a SQLite file of its own (B182's test runs it on PostgreSQL).
+     */
     private inner class RunningShop : AutoCloseable {
+        private val dir = Files.createTempDirectory("sika-ktor-shop").toFile()
         val server: EmbeddedServer<CIOApplicationEngine, CIOApplicationEngine.Configuration> =
             embeddedServer(CIO, port = 0, host = "127.0.0.1") {
-                shop(Client(ClientConfig(SecretKey(key), sandbox.baseUrl(), timeoutMs = 5_000)))
+                shop(Client(ClientConfig(SecretKey(key), sandbox.baseUrl(), timeoutMs = 5_000)), Ledger.sqlite(File(dir, "ledger.db").path))
             }.start(wait = false)
         val url = "http://127.0.0.1:${runBlocking { server.engine.resolvedConnectors().first().port }}"
 
@@ -95,7 +101,10 @@ class ShopServerTest(private val sandbox: SikaSandbox) {
             sandbox.setWebhookUrl("$url/webhooks/sika")
         }
 
-        override fun close() = server.stop(100, 5_000)
+        override fun close() {
+            server.stop(100, 5_000)
+            dir.deleteRecursively()
+        }
     }
 
     private fun withShop(test: RunningShop.() -> Unit) = RunningShop().use { it.test() }
@@ -328,7 +337,7 @@ class ShopServerTest(private val sandbox: SikaSandbox) {
         val header = "// From examples/ktor-server/src/main/kotlin/dev/sika/examples/ktor/Shop.kt\n"
         val blocks = Regex("```kotlin\n(.*?)```", RegexOption.DOT_MATCHES_ALL).findAll(readme)
             .map { it.groupValues[1] }.filter { it.startsWith(header) }.map { it.removePrefix(header) }.toList()
-        assertEquals(2, blocks.size, "the Ktor section's and the Webhooks section's snippets")
+        assertEquals(2, blocks.size, "the Ktor section's and the ledger section's snippets")
         for (block in blocks) {
             // The same lines, at the indentation they have in the file.
             val found = (0..12).any { indent -> block.lines().joinToString("\n") { if (it.isEmpty()) it else " ".repeat(indent) + it } in source }

@@ -1,0 +1,111 @@
+// A merchant's ledger from plain Java 17 (fulfil exactly once): charge through the ledger,
+// record an order paid some other way, answer the service's webhook (delivered twice: one
+// Fulfil, one "already fulfilled"), mark the order fulfilled, read its record back, settle it
+// from the order page, and reconcile the payments still open, as a scheduled job does. Every
+// ledger operation is a CompletableFuture (`...Async`); `join()` or `get()` waits for it
+// (Kotlin calls the suspend functions of the same names).
+//
+// Run by the Kotlin suite against the sandbox (JavaExampleIT, B182: compiled with javac against
+// the jar, run on JDK 17); by hand, with the jar's runtime classpath:
+//   SIKA_BASE_URL=http://127.0.0.1:PORT SIKA_SECRET_KEY=sk_test_... \
+//     java --enable-native-access=ALL-UNNAMED -cp CLASSPATH dev.sika.examples.JavaLedger ORDER OTHER-ORDER
+package dev.sika.examples;
+
+import dev.sika.AwaitOptions;
+import dev.sika.ChargeRequest;
+import dev.sika.Client;
+import dev.sika.ClientConfig;
+import dev.sika.ExpectedPayment;
+import dev.sika.Ledger;
+import dev.sika.LedgerDecision;
+import dev.sika.LedgerOptions;
+import dev.sika.PaymentRecord;
+import dev.sika.ReconcileFailure;
+import dev.sika.ReconcileOptions;
+import dev.sika.ReconcileReport;
+import dev.sika.ReconciledPayment;
+import dev.sika.SecretKey;
+import dev.sika.SikaException;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+public final class JavaLedger {
+    private JavaLedger() {}
+
+    public static void main(String[] args) throws IOException, InterruptedException, ExecutionException, SikaException {
+        ClientConfig config = new ClientConfig(
+                new SecretKey(System.getenv("SIKA_SECRET_KEY")), System.getenv("SIKA_BASE_URL"),
+                10_000L, null, 1, null, null, null, null, null, null);
+        String reference = args.length > 0 ? args[0] : "ORDER-" + System.currentTimeMillis();
+        String other = args.length > 1 ? args[1] : reference + "-B";
+        ExpectedPayment order = new ExpectedPayment(new BigDecimal("25.50"), "GHS");
+        // The ledger's SQLite file (created, with its tables, on first use); a server shares one
+        // ledger per application, or opens Ledger.postgres(new SecretUrl(url), options) when
+        // several processes or machines fulfil orders.
+        Path file = Files.createTempDirectory("sika-ledger").resolve("orders-ledger.db");
+        try (Client client = new Client(config); Ledger ledger = Ledger.sqlite(file.toString(), new LedgerOptions())) {
+            System.out.println("1. Charging " + reference + " through the ledger (the order's figures recorded first):");
+            try {
+                System.out.println("   HTTP " + ledger.initiateChargeAsync(client, charge(reference, order.getAmount())).join().getHttpStatus());
+            } catch (CompletionException e) {
+                if (!(e.getCause() instanceof SikaException.ChargeOutcomeUnknown)) {
+                    throw e;
+                }
+                System.out.println("   ChargeOutcomeUnknown: the webhook or reconcile decides");
+            }
+
+            System.out.println("2. An order paid some other way, expected by hand:");
+            ledger.expectAsync(other, order).get(); // get() throws ExecutionException: the cause is the SikaException
+            System.out.println("   expected " + other);
+
+            // The customer answers; then the service notifies.
+            client.awaitFinalStatusAsync(reference, new AwaitOptions(200L, 200L, 1_000L, 30_000L, null)).join();
+            System.out.println("3. The webhook, delivered twice:");
+            byte[] body = ("{\"event\":\"charge.success\",\"data\":{\"reference\":\"" + reference + "\"}}")
+                    .getBytes(StandardCharsets.UTF_8);
+            for (int delivery = 1; delivery <= 2; delivery++) {
+                LedgerDecision decision = ledger.handleWebhookAsync(client, body).join();
+                if (decision instanceof LedgerDecision.Fulfil fulfil) {
+                    System.out.println("   Fulfil: ship " + fulfil.getClaim().getReference() + " once");
+                    ledger.markFulfilledAsync(fulfil.getClaim()).join(); // within the lease (5 minutes by default)
+                    System.out.println("   marked fulfilled");
+                } else {
+                    System.out.println("   " + decision.getClass().getSimpleName() + ": do not ship");
+                }
+                System.out.println("   answer HTTP " + decision.httpStatus());
+            }
+
+            PaymentRecord record = ledger.paymentAsync(reference).join();
+            System.out.println("4. Its record: last status " + record.getLastStatus() + ", fulfilled " + (record.getFulfilledAt() != null)
+                    + ", claims offered " + record.getClaimsOffered());
+            System.out.println("5. The order page settles it: " + ledger.settleAsync(client, reference).join().getClass().getSimpleName());
+
+            System.out.println("6. Reconciling the payments still open:");
+            // ReconcileOptions(olderThanMs, limit, concurrency): null keeps a default.
+            ReconcileReport report = ledger.reconcileAsync(client, new ReconcileOptions(0L, 100L, 2L)).get();
+            for (ReconciledPayment payment : report.getChecked()) {
+                if (payment.getDecision() instanceof LedgerDecision.Fulfil fulfil) {
+                    System.out.println("   reconciled " + payment.getReference() + ": Fulfil: ship once");
+                    ledger.markFulfilledAsync(fulfil.getClaim()).get();
+                } else {
+                    System.out.println("   reconciled " + payment.getReference() + ": " + payment.getDecision().getClass().getSimpleName());
+                }
+            }
+            for (ReconcileFailure failure : report.getFailures()) {
+                System.out.println("   not checked " + failure.getReference() + ": " + failure.getReason());
+            }
+            System.out.println("   " + other + " fulfilled: " + (ledger.paymentAsync(other).join().getFulfilledAt() != null));
+        }
+    }
+
+    private static ChargeRequest charge(String reference, BigDecimal amount) {
+        // The sandbox answers by the phone's last four digits: 0000 pays.
+        return new ChargeRequest(amount, "ama@example.com", "+233244120000", reference, "GHS", "MTN",
+                "https://shop.example.com/orders/return");
+    }
+}
