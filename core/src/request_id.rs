@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use reqwest::header::HeaderValue;
 
-use crate::trace::CallTrace;
-
 /// The header's name, sent and read.
 pub(crate) const HEADER: &str = "x-request-id";
 
@@ -26,8 +24,6 @@ pub(crate) struct CallIds(Arc<Inner>);
 struct Inner {
     call: String,
     last_attempt: AtomicU32,
-    /// The call's trace when the host traces it (issue 30): taken where the call starts.
-    trace: Option<Arc<CallTrace>>,
 }
 
 impl CallIds {
@@ -40,13 +36,7 @@ impl CallIds {
             bytes = fastrand::u128(..).to_le_bytes();
         }
         let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-        let trace = crate::trace::current();
-        Self(Arc::new(Inner { call: format!("sika_{hex}"), last_attempt: AtomicU32::new(0), trace }))
-    }
-
-    /// The call's trace, when the host traces it.
-    pub(crate) fn trace(&self) -> Option<&CallTrace> {
-        self.0.trace.as_deref()
+        Self(Arc::new(Inner { call: format!("sika_{hex}"), last_attempt: AtomicU32::new(0) }))
     }
 
     /// The id of attempt `attempt` (from 1), which becomes the call's last.
