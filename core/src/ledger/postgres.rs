@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio_postgres::types::Type;
 use tokio_postgres::{Client as PgClient, Config, GenericClient, NoTls};
 
 use super::{
@@ -222,27 +223,27 @@ impl PgStore {
         let (amount, currency) = (expected.amount.to_string(), expected.currency.clone());
         let result: std::result::Result<Option<(String, String)>, tokio_postgres::Error> = async {
             let inserted = tx
-                .execute(
+                .query_typed(
                     &format!(
                         "INSERT INTO {} (reference, amount, currency, created_at) VALUES ($1, $2, $3, $4) \
-                         ON CONFLICT (reference) DO NOTHING",
+                         ON CONFLICT (reference) DO NOTHING RETURNING 1",
                         self.t("sika_payments")
                     ),
-                    &[&reference, &amount, &currency, &now],
+                    &[(&reference, Type::TEXT), (&amount, Type::TEXT), (&currency, Type::TEXT), (&now, Type::INT8)],
                 )
                 .await?;
-            if inserted == 1 {
+            if inserted.len() == 1 {
                 self.insert_event(&tx, reference, now, "expect", "expected", None, &format!("{amount} {currency}"))
                     .await?;
                 return Ok(None);
             }
-            let row = tx
-                .query_one(
+            let rows = tx
+                .query_typed(
                     &format!("SELECT amount, currency FROM {} WHERE reference = $1", self.t("sika_payments")),
-                    &[&reference],
+                    &[(&reference, Type::TEXT)],
                 )
                 .await?;
-            Ok(Some((row.get(0), row.get(1))))
+            Ok(rows.first().map(|row| (row.get(0), row.get(1))))
         }
         .await;
         let recorded = result.map_err(|e| self.error(&e))?;
@@ -260,8 +261,12 @@ impl PgStore {
 
     pub(super) async fn row(&self, reference: &str) -> Result<Option<Row>> {
         let mut pooled = self.connection().await?;
-        let row = pooled.client().query_opt(&self.row_query(), &[&reference]).await.map_err(|e| self.error(&e))?;
-        Ok(row.map(|r| read_row(&r)))
+        let rows = pooled
+            .client()
+            .query_typed(&self.row_query(), &[(&reference, Type::TEXT)])
+            .await
+            .map_err(|e| self.error(&e))?;
+        Ok(rows.first().map(read_row))
     }
 
     pub(super) async fn open_page(&self, page: OpenPage) -> Result<Vec<Row>> {
@@ -289,12 +294,12 @@ impl PgStore {
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
         let result: std::result::Result<(), tokio_postgres::Error> = async {
             if let Some(status) = &event.status {
-                tx.execute(
+                tx.query_typed(
                     &format!(
                         "UPDATE {} SET last_status = $2, last_status_at = $3 WHERE reference = $1",
                         self.t("sika_payments")
                     ),
-                    &[&reference, status, &event.at],
+                    &[(&reference, Type::TEXT), (status, Type::TEXT), (&event.at, Type::INT8)],
                 )
                 .await?;
             }
@@ -317,17 +322,20 @@ impl PgStore {
     pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<ClaimStep> {
         let mut pooled = self.connection().await?;
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
-        let result: std::result::Result<ClaimStep, tokio_postgres::Error> = async {
-            let row = tx
-                .query_one(
+        // Typed queries: one round trip each (no prepare), and one UPDATE: a webhook decision's
+        // claim is 5 round trips with BEGIN and COMMIT (the ledger bench's "added" time).
+        let result: std::result::Result<Option<ClaimStep>, tokio_postgres::Error> = async {
+            let rows = tx
+                .query_typed(
                     &format!(
                         "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at FROM {} \
                          WHERE reference = $1 FOR UPDATE",
                         self.t("sika_payments")
                     ),
-                    &[&reference],
+                    &[(&reference, Type::TEXT)],
                 )
                 .await?;
+            let Some(row) = rows.first() else { return Ok(None) };
             let state = ClaimState {
                 token: row.get::<_, Option<String>>(0).is_some(),
                 expires_at: row.get(1),
@@ -335,24 +343,33 @@ impl PgStore {
                 fulfilled_at: row.get(3),
             };
             let step = claim_step(&state, request.now);
-            if let ClaimStep::Offer { offer } = step {
-                tx.execute(
-                    &format!(
-                        "UPDATE {} SET claim_token = $2, claim_expires_at = $3, claims_offered = $4 WHERE reference = $1",
-                        self.t("sika_payments")
-                    ),
-                    &[&reference, &request.token, &request.lease_until, &offer],
-                )
-                .await?;
+            let payments = self.t("sika_payments");
+            match step {
+                ClaimStep::Offer { offer } => {
+                    tx.query_typed(
+                        &format!(
+                            "UPDATE {payments} SET claim_token = $2, claim_expires_at = $3, claims_offered = $4, \
+                             last_status = $5, last_status_at = $6 WHERE reference = $1"
+                        ),
+                        &[
+                            (&reference, Type::TEXT),
+                            (&request.token, Type::TEXT),
+                            (&request.lease_until, Type::INT8),
+                            (&offer, Type::INT8),
+                            (&request.status, Type::TEXT),
+                            (&request.now, Type::INT8),
+                        ],
+                    )
+                    .await?;
+                }
+                _ => {
+                    tx.query_typed(
+                        &format!("UPDATE {payments} SET last_status = $2, last_status_at = $3 WHERE reference = $1"),
+                        &[(&reference, Type::TEXT), (&request.status, Type::TEXT), (&request.now, Type::INT8)],
+                    )
+                    .await?;
+                }
             }
-            tx.execute(
-                &format!(
-                    "UPDATE {} SET last_status = $2, last_status_at = $3 WHERE reference = $1",
-                    self.t("sika_payments")
-                ),
-                &[&reference, &request.status, &request.now],
-            )
-            .await?;
             let detail = match step {
                 ClaimStep::Offer { offer } => format!("claim {offer} given"),
                 _ => String::new(),
@@ -367,10 +384,11 @@ impl PgStore {
                 &detail,
             )
             .await?;
-            Ok(step)
+            Ok(Some(step))
         }
         .await;
         let step = result.map_err(|e| self.error(&e))?;
+        let step = step.ok_or_else(|| storage(format!("the ledger has no record of `{reference}` to claim")))?;
         tx.commit().await.map_err(|e| self.error(&e))?;
         Ok(step)
     }
@@ -379,22 +397,22 @@ impl PgStore {
         let mut pooled = self.connection().await?;
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
         let result: std::result::Result<MarkStep, tokio_postgres::Error> = async {
-            let row = tx
-                .query_opt(
+            let rows = tx
+                .query_typed(
                     &format!(
                         "SELECT claim_token, claims_offered, fulfilled_at FROM {} WHERE reference = $1 FOR UPDATE",
                         self.t("sika_payments")
                     ),
-                    &[&claim.reference],
+                    &[(&claim.reference, Type::TEXT)],
                 )
                 .await?;
-            let Some(row) = row else { return Ok(MarkStep::Lost) };
+            let Some(row) = rows.first() else { return Ok(MarkStep::Lost) };
             let token: Option<String> = row.get(0);
             let step = mark_step(token.as_deref(), row.get(1), row.get::<_, Option<i64>>(2).is_some(), claim);
             if step == MarkStep::Marked {
-                tx.execute(
+                tx.query_typed(
                     &format!("UPDATE {} SET fulfilled_at = $2 WHERE reference = $1", self.t("sika_payments")),
-                    &[&claim.reference, &now],
+                    &[(&claim.reference, Type::TEXT), (&now, Type::INT8)],
                 )
                 .await?;
                 let detail = format!("claim {} marked", claim.offer);
@@ -450,12 +468,19 @@ impl PgStore {
         status: Option<&str>,
         detail: &str,
     ) -> std::result::Result<(), tokio_postgres::Error> {
-        tx.execute(
+        tx.query_typed(
             &format!(
                 "INSERT INTO {} (reference, at, source, kind, status, detail) VALUES ($1, $2, $3, $4, $5, $6)",
                 self.t("sika_payment_events")
             ),
-            &[&reference, &at, &source, &kind, &status, &detail],
+            &[
+                (&reference, Type::TEXT),
+                (&at, Type::INT8),
+                (&source, Type::TEXT),
+                (&kind, Type::TEXT),
+                (&status, Type::TEXT),
+                (&detail, Type::TEXT),
+            ],
         )
         .await?;
         Ok(())
