@@ -126,15 +126,16 @@ impl BlockingClient {
         drop(self.runtime.shut_down());
     }
 
-    /// The async client this one drives (the ledger's blocking calls decide with it).
-    #[cfg(all(feature = "uniffi", feature = "ledger"))]
+    /// The async client this one drives (the foreign blocking calls and the ledger's run it).
+    #[cfg(feature = "uniffi")]
     pub(crate) fn async_client(&self) -> &Client {
         &self.client
     }
 
     /// Runs `call` as this client runs its own calls (on the caller's thread): for the
-    /// ledger's blocking calls, whose decision is this client's.
-    #[cfg(all(feature = "uniffi", feature = "ledger"))]
+    /// foreign blocking calls (traced, ADR 0058) and the ledger's, whose decision is this
+    /// client's.
+    #[cfg(feature = "uniffi")]
     pub(crate) fn run_with<T>(&self, call: impl Future<Output = Result<T>>) -> Result<T> {
         self.run(call)
     }

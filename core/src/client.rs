@@ -364,6 +364,12 @@ impl Client {
     }
 
     /// The base URL with `segments` appended, each encoded as exactly one path segment.
+    /// The service's base URL (the tracer's `server.address` and `server.port`).
+    #[cfg(feature = "uniffi")]
+    pub(crate) fn base_url(&self) -> &Url {
+        &self.inner.base_url
+    }
+
     fn endpoint(&self, segments: &[&str]) -> Url {
         let mut url = self.inner.base_url.clone();
         let mut path = url.path().trim_end_matches('/').to_owned();

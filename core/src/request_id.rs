@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use reqwest::header::HeaderValue;
 
+use crate::trace::CallTrace;
+
 /// The header's name, sent and read.
 pub(crate) const HEADER: &str = "x-request-id";
 
@@ -24,6 +26,8 @@ pub(crate) struct CallIds(Arc<Inner>);
 struct Inner {
     call: String,
     last_attempt: AtomicU32,
+    /// The call's trace when the host traces it (issue 30): taken where the call starts.
+    trace: Option<Arc<CallTrace>>,
 }
 
 impl CallIds {
@@ -36,7 +40,13 @@ impl CallIds {
             bytes = fastrand::u128(..).to_le_bytes();
         }
         let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-        Self(Arc::new(Inner { call: format!("sika_{hex}"), last_attempt: AtomicU32::new(0) }))
+        let trace = crate::trace::current();
+        Self(Arc::new(Inner { call: format!("sika_{hex}"), last_attempt: AtomicU32::new(0), trace }))
+    }
+
+    /// The call's trace, when the host traces it.
+    pub(crate) fn trace(&self) -> Option<&CallTrace> {
+        self.0.trace.as_deref()
     }
 
     /// The id of attempt `attempt` (from 1), which becomes the call's last.

@@ -17,6 +17,7 @@ use crate::config::{ClientConfig, is_loopback};
 use crate::error::{Result, SikaError};
 use crate::request_id::{self, CallIds};
 use crate::tls;
+use crate::trace::AttemptSpan;
 
 /// Largest response body read; a larger one is an `UnexpectedResponse`, never an allocation
 /// the service controls. The largest real response (a bank list) is far below it.
@@ -228,6 +229,12 @@ impl Transport {
             .header(AUTHORIZATION, self.settings.authorization.clone())
             .header(ACCEPT, "application/json")
             .header(request_id::HEADER, &sent_id);
+        if let Some(trace) = ids.trace() {
+            for (name, value) in trace.headers() {
+                request = request.header(name, value);
+            }
+        }
+        let traced_since = ids.trace().map(|_| crate::trace::unix_nanos());
         let mut answered_id = None;
         if let Some(body) = body {
             request = request.header(CONTENT_TYPE, "application/json").body(body);
@@ -261,6 +268,19 @@ impl Transport {
             Ok(reply) => Ok(Reply { request_id: quoted, ..reply }),
             Err(error) => Err(error.with_request_id(Some(&quoted))),
         };
+        if let (Some(trace), Some(started_at_unix_nanos)) = (ids.trace(), traced_since) {
+            let status_code = outcome.as_ref().ok().map(|reply| i32::from(reply.status));
+            trace.record(AttemptSpan {
+                method: method_name.clone(),
+                url_template: crate::trace::url_template(&path),
+                resend_count: i32::try_from(attempt - 1).unwrap_or(i32::MAX),
+                status_code,
+                error_type: crate::trace::error_type(status_code, outcome.as_ref().err()),
+                request_id: sent_id.clone(),
+                started_at_unix_nanos,
+                ended_at_unix_nanos: crate::trace::unix_nanos(),
+            });
+        }
         // Paths carry references only; headers (the key) and bodies (phone numbers) are never logged.
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let (operation, reference) = operation_of(&path);

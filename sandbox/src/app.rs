@@ -52,6 +52,11 @@ async fn require_auth(State(state): State<AppState>, request: Request, next: Nex
 
 /// Records the request as it arrived on the wire (path still percent-encoded), before any
 /// routing decision, so tests can prove what a client sent, or that it sent nothing.
+/// A header of the request as text (invalid UTF-8 replaced), or none.
+fn header_text(request: &Request, name: &str) -> Option<String> {
+    request.headers().get(name).map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+}
+
 async fn log_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let uri = request.uri();
     if is_control_path(uri.path()) {
@@ -64,10 +69,9 @@ async fn log_request(State(state): State<AppState>, request: Request, next: Next
             path: uri.path().to_owned(),
             query: uri.query().map(str::to_owned),
             authorized: state.is_authorized(request.headers()),
-            request_id: request
-                .headers()
-                .get(request_id::HEADER)
-                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()),
+            request_id: header_text(&request, request_id::HEADER),
+            traceparent: header_text(&request, "traceparent"),
+            tracestate: header_text(&request, "tracestate"),
             answered_request_id: request_id::of(&request),
             in_flight: in_flight.count,
             received_ms: u64::try_from(state.started.elapsed().as_millis()).unwrap_or(u64::MAX),

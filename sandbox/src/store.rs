@@ -34,6 +34,9 @@ pub struct LoggedRequest {
     pub in_flight: usize,
     /// When it arrived, in milliseconds since the sandbox started.
     pub received_ms: u64,
+    /// The W3C trace context it carried (`traceparent`, `tracestate`), or null.
+    pub traceparent: Option<String>,
+    pub tracestate: Option<String>,
 }
 
 /// One attempted webhook delivery.

@@ -592,6 +592,8 @@ async fn b173_request_log_records_what_arrived() {
         assert!(id.as_str().is_some_and(|id| id.starts_with("req_")), "{id}");
         assert!(answered.insert(id.to_string()), "{id} twice");
         assert_eq!(entry.remove("in_flight"), Some(json!(1)));
+        // No trace context was sent (B208 sends one).
+        assert_eq!((entry.remove("traceparent"), entry.remove("tracestate")), (Some(Value::Null), Some(Value::Null)));
         let arrival = entry.remove("received_ms").and_then(|at| at.as_u64()).expect("received_ms");
         assert!(arrival >= last_arrival, "{arrival} ms after {last_arrival} ms");
         last_arrival = arrival;

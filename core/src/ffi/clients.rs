@@ -10,8 +10,10 @@ use super::config::ClientConfig;
 use super::host;
 use super::logging;
 use super::runtime;
+use super::tracer::{self, Traced};
 use super::wait::AwaitOptions;
 use crate::error::Result;
+use crate::trace;
 use crate::{Bank, ChargeRequest, ChargeResponse, ExpectedPayment, MobileMoneyProvider, PaymentCheck, Transaction};
 use crate::{WebhookDecision, config};
 
@@ -43,47 +45,60 @@ impl Client {
     /// Lists the mobile money providers of a country (GH, KE, UG, TZ); none: the service's default, GH.
     #[uniffi::method(default(country = None))]
     pub async fn list_mobile_money_providers(&self, country: Option<String>) -> Result<Vec<MobileMoneyProvider>> {
-        self.run(|client| async move { client.list_mobile_money_providers(country.as_deref()).await }).await
+        self.run("list_mobile_money_providers", None, |client| async move {
+            client.list_mobile_money_providers(country.as_deref()).await
+        })
+        .await
     }
 
     /// Lists the banks of a country (GH, NG, KE, UG, TZ); none: the service's default, NG. Cached.
     #[uniffi::method(default(country = None))]
     pub async fn list_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        self.run(|client| async move { client.list_banks(country.as_deref()).await }).await
+        self.run("list_banks", None, |client| async move { client.list_banks(country.as_deref()).await }).await
     }
 
     /// Verifies a transaction by your reference. Only status `Successful` means paid.
     pub async fn verify_transaction(&self, reference: String) -> Result<Transaction> {
-        self.run(|client| async move { client.verify_transaction(&reference).await }).await
+        let named = Some(reference.clone());
+        self.run("verify_transaction", named, |client| async move { client.verify_transaction(&reference).await }).await
     }
 
     /// Starts a mobile money charge. Sent once, never retried; when its outcome is unknown,
     /// throws `ChargeOutcomeUnknown` naming the reference to verify.
     pub async fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
-        self.run(|client| async move { client.initiate_charge(&request).await }).await
+        let named = Some(request.reference.clone());
+        self.run("initiate_charge", named, |client| async move { client.initiate_charge(&request).await }).await
     }
 
     /// Verifies `reference` and checks it against the order. Ship only on `Confirmed`.
     pub async fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
-        self.run(|client| async move { client.confirm_payment(&reference, &expected).await }).await
+        let named = Some(reference.clone());
+        self.run("confirm_payment", named, |client| async move { client.confirm_payment(&reference, &expected).await })
+            .await
     }
 
     /// Decides what to do with a webhook notification for the order `expected` describes.
     pub async fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
-        self.run(|client| async move { client.handle_webhook(&body, &expected).await }).await
+        self.run("handle_webhook", None, |client| async move { client.handle_webhook(&body, &expected).await }).await
     }
 
     /// Verifies while pending until the status is final; throws `Timeout` or `Cancelled`.
     #[uniffi::method(default(options = None))]
     pub async fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
         let options = options.try_into()?;
-        self.run(|client| async move { client.await_final_status(&reference, &options).await }).await
+        let named = Some(reference.clone());
+        self.run(
+            "await_final_status",
+            named,
+            |client| async move { client.await_final_status(&reference, &options).await },
+        )
+        .await
     }
 
     /// Fetches a country's bank list, bypassing the cache, and stores it.
     #[uniffi::method(default(country = None))]
     pub async fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        self.run(|client| async move { client.refresh_banks(country.as_deref()).await }).await
+        self.run("refresh_banks", None, |client| async move { client.refresh_banks(country.as_deref()).await }).await
     }
 
     /// A view of this client with its own per-call budget (`timeout_ms`, `max_retries`; unset
@@ -118,15 +133,28 @@ impl Client {
         &self.0
     }
 
-    /// Runs `call` with a clone of the core client on the SDK's runtime; the foreign side
-    /// cancelling the returned future aborts it.
-    async fn run<T, F>(&self, call: impl FnOnce(crate::Client) -> F) -> Result<T>
+    /// Runs `call` (the client method `operation`, about `reference`) with a clone of the core
+    /// client on the SDK's runtime; the foreign side cancelling the returned future aborts it.
+    /// The host's tracer sees it start and end here, on the host's thread (ADR 0058): this
+    /// body runs in the host's polls.
+    async fn run<T, F>(
+        &self,
+        operation: &'static str,
+        reference: Option<String>,
+        call: impl FnOnce(crate::Client) -> F,
+    ) -> Result<T>
     where
         F: Future<Output = Result<T>> + Send + 'static,
         T: Send + 'static,
     {
         logging::follow_host_level();
-        runtime::run(call(self.0.clone())).await
+        let traced = tracer::start(operation, reference.as_deref(), self.0.base_url());
+        let call = trace::scoped(traced.as_ref().map(Traced::trace), call(self.0.clone()));
+        let result = runtime::run(call).await;
+        if let Some(traced) = traced {
+            traced.end(&result);
+        }
+        result
     }
 }
 
@@ -156,45 +184,46 @@ impl BlockingClient {
     /// See `Client.list_mobile_money_providers`.
     #[uniffi::method(default(country = None))]
     pub fn list_mobile_money_providers(&self, country: Option<String>) -> Result<Vec<MobileMoneyProvider>> {
-        self.run(|client| client.list_mobile_money_providers(country.as_deref()))
+        self.run("list_mobile_money_providers", None, |client| client.list_mobile_money_providers(country.as_deref()))
     }
 
     /// See `Client.list_banks`.
     #[uniffi::method(default(country = None))]
     pub fn list_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        self.run(|client| client.list_banks(country.as_deref()))
+        self.run("list_banks", None, |client| client.list_banks(country.as_deref()))
     }
 
     /// See `Client.verify_transaction`.
     pub fn verify_transaction(&self, reference: String) -> Result<Transaction> {
-        self.run(|client| client.verify_transaction(&reference))
+        self.run("verify_transaction", Some(&reference), |client| client.verify_transaction(&reference))
     }
 
     /// See `Client.initiate_charge`.
     pub fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
-        self.run(|client| client.initiate_charge(&request))
+        self.run("initiate_charge", Some(&request.reference), |client| client.initiate_charge(&request))
     }
 
     /// See `Client.confirm_payment`.
     pub fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
-        self.run(|client| client.confirm_payment(&reference, &expected))
+        self.run("confirm_payment", Some(&reference), |client| client.confirm_payment(&reference, &expected))
     }
 
     /// See `Client.handle_webhook`.
     pub fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
-        self.run(|client| client.handle_webhook(&body, &expected))
+        self.run("handle_webhook", None, |client| client.handle_webhook(&body, &expected))
     }
 
     /// See `Client.await_final_status`; cancel it from another thread with `options.cancellation`.
     #[uniffi::method(default(options = None))]
     pub fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
-        self.run(|client| client.await_final_status(&reference, &options.try_into()?))
+        let options = options.try_into()?;
+        self.run("await_final_status", Some(&reference), |client| client.await_final_status(&reference, &options))
     }
 
     /// See `Client.refresh_banks`.
     #[uniffi::method(default(country = None))]
     pub fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
-        self.run(|client| client.refresh_banks(country.as_deref()))
+        self.run("refresh_banks", None, |client| client.refresh_banks(country.as_deref()))
     }
 
     /// See `Client.with_options`: a view with its own per-call budget over the same runtime,
@@ -219,10 +248,26 @@ impl BlockingClient {
         &self.0
     }
 
-    /// Runs `call` on the core client, after following the host's log level (as the async
-    /// client's `run` does): the one place every blocking method goes through.
-    fn run<T>(&self, call: impl FnOnce(&crate::BlockingClient) -> Result<T>) -> Result<T> {
+    /// Runs `call` (the client method `operation`, about `reference`) as the core blocking
+    /// client runs its own (on the caller's thread), after following the host's log level (as
+    /// the async client's `run` does): the one place every blocking method goes through. The
+    /// host's tracer sees it start and end here, on the caller's thread (ADR 0058).
+    fn run<'a, T, F>(
+        &'a self,
+        operation: &str,
+        reference: Option<&str>,
+        call: impl FnOnce(&'a crate::Client) -> F,
+    ) -> Result<T>
+    where
+        F: Future<Output = Result<T>>,
+    {
         logging::follow_host_level();
-        call(&self.0)
+        let client = self.0.async_client();
+        let traced = tracer::start(operation, reference, client.base_url());
+        let result = self.0.run_with(trace::scoped(traced.as_ref().map(Traced::trace), call(client)));
+        if let Some(traced) = traced {
+            traced.end(&result);
+        }
+        result
     }
 }

@@ -27,6 +27,7 @@ mod jvm_host;
 mod ledger;
 mod logging;
 mod runtime;
+mod tracer;
 mod wait;
 mod wake_gate;
 
@@ -39,6 +40,7 @@ pub use logging::{
     LogLevel, LogRecord, LogSink, enable_logging, flush_log_records, log_level_from_env, set_log_sink,
     set_log_sink_level,
 };
+pub use tracer::{CallEnd, CallStart, TracedCall, Tracer, set_tracer};
 pub use wait::AwaitOptions;
 
 use crate::error::SikaError;

@@ -79,6 +79,11 @@ where
     }
 }
 
+/// Whether the host has closed its wakes (Python at exit): no callback may reach it then.
+pub(crate) fn host_is_exiting() -> bool {
+    RUNTIME.current().is_some_and(|host| host.gate.is_closed())
+}
+
 /// Called by the Python package at interpreter exit (an `atexit` handler, added by the
 /// lifecycle patch of `bindings/uniffi-bindgen`), before CPython finalizes: from then on no
 /// thread of this process's runtime wakes a foreign future (wake_gate.rs). Async calls still

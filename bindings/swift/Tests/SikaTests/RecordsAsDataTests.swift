@@ -148,10 +148,12 @@ final class RecordsAsDataTests: XCTestCase {
         // The ledger's EventSource and EventKind are written as their stored texts inside
         // PaymentEvent's JSON; on their own they have no core parser (`*_from_text`) yet. A
         // reconcile run's report and its entries are its answer to the job (holding
-        // LedgerDecisions), not stored values.
+        // LedgerDecisions), not stored values. The tracer's records are its arguments and answer
+        // (ADR 0058), like LogRecord.
         let notData: Set = [
             "ClientConfig", "AwaitOptions", "LogRecord", "LogLevel", "MerchantAction", "PaymentCheck", "WebhookDecision",
             "LedgerDecision", "EventSource", "EventKind", "ReconcileReport", "ReconciledPayment", "ReconcileFailure",
+            "CallStart", "TracedCall", "CallEnd", "AttemptSpan",
         ]
         let exported = try exportedRecordsAndEnums()
         XCTAssertFalse(exported.isEmpty)

@@ -178,6 +178,9 @@ struct LoggedRequest: Decodable, Equatable {
     let path: String
     let query: String?
     let authorized: Bool
+    /// The W3C trace context the request carried (B208).
+    let traceparent: String?
+    let tracestate: String?
 }
 
 private struct ControlTable: Decodable {

@@ -252,6 +252,10 @@ class RecordsAsDataTest {
             "ReconcileReport" to "a reconcile run's answer: it holds LedgerDecisions, a call's decision, not a stored value",
             "ReconciledPayment" to "an entry of a reconcile run's answer, holding a LedgerDecision",
             "ReconcileFailure" to "an entry of a reconcile run's answer (the error's text), for the job, not stored",
+            "CallStart" to "the tracer bridge's argument, handed to the host's tracer (ADR 0058)",
+            "TracedCall" to "the host tracer's answer to the core: a span's id and W3C context",
+            "CallEnd" to "the tracer bridge's argument, handed to the host's tracer",
+            "AttemptSpan" to "an entry of CallEnd, for the host's tracer",
         )
         val source = File(System.getProperty("sika.generated.kotlin")).readText()
         val records = Regex("""\ndata class (\w+) \(""").findAll(source).map { it.groupValues[1] }.toSet()

@@ -1,0 +1,191 @@
+"""B208: Sika's calls in the application's OpenTelemetry (issue 30, ADR 0058), read back through
+the OpenTelemetry SDK's in-memory exporters.
+
+A call made inside the application's span is a child span `sika.<method>`; its requests carry
+that span's W3C context to the service (the sandbox's request log shows what it received); a
+call retried twice has three attempt spans `GET /transaction/verify/{reference}` with the HTTP
+client attributes, exactly; their durations are in `http.client.request.duration`; no key,
+phone number or e-mail is in any span or metric. Without an OpenTelemetry SDK nothing is sent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
+
+import sika
+from support import KEY, charge, transaction_object
+
+TEMPLATE = "/transaction/verify/{reference}"
+
+
+class Switch(Sampler):
+    """Samples every span while on: the global providers outlive the module (OpenTelemetry sets
+    them once per process), and the later tests' calls must not pile spans up in memory (B33)."""
+
+    on = True
+
+    def should_sample(self, parent_context, trace_id, name, kind=None, attributes=None, links=None, trace_state=None):
+        decision = Decision.RECORD_AND_SAMPLE if self.on else Decision.DROP
+        return SamplingResult(decision, attributes if self.on else None)
+
+    def get_description(self) -> str:
+        return "on while the B208 tests run"
+
+
+class Telemetry:
+    def __init__(self) -> None:
+        self.spans = InMemorySpanExporter()
+        self.metrics = InMemoryMetricReader()
+        self.switch = Switch()
+        provider = TracerProvider(sampler=self.switch)
+        provider.add_span_processor(SimpleSpanProcessor(self.spans))
+        trace.set_tracer_provider(provider)
+        self.meter_provider = MeterProvider(metric_readers=[self.metrics])
+        metrics.set_meter_provider(self.meter_provider)
+
+    def close(self) -> None:
+        self.switch.on = False
+        self.spans.clear()
+        self.meter_provider.shutdown()
+
+    def finished(self) -> dict[str, list]:
+        by_name: dict[str, list] = {}
+        for span in self.spans.get_finished_spans():
+            by_name.setdefault(span.name, []).append(span)
+        return by_name
+
+
+@pytest.fixture(scope="module")
+def telemetry():
+    # The global providers can be set once per process: the module's tests share them.
+    telemetry = Telemetry()
+    yield telemetry
+    telemetry.close()
+
+
+@pytest.fixture
+def spans(telemetry):
+    telemetry.spans.clear()
+    return telemetry
+
+
+def traceparent_of(span) -> str:
+    context = span.get_span_context()
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
+
+
+@pytest.mark.parametrize("kind", ["blocking", "async"])
+async def test_b208_a_call_retried_twice_is_a_child_span_with_three_attempts(spans, sandbox, kind):
+    sandbox.seed_transaction(transaction_object("B208-PAID", "successful", "100.10"))
+    sandbox.fault("/transaction/verify", "status", count=2, status=503)
+    sandbox.clear_requests()
+    tracer = trace.get_tracer("shop")
+    with tracer.start_as_current_span("POST /orders/pay") as request:
+        if kind == "blocking":
+            transaction = sandbox.blocking_client(max_retries=3).verify_transaction("B208-PAID")
+        else:
+            transaction = await sandbox.client(max_retries=3).verify_transaction("B208-PAID")
+    assert transaction.tx_ref == "B208-PAID"
+    finished = spans.finished()
+    (call,) = finished["sika.verify_transaction"]
+    assert call.parent.span_id == request.get_span_context().span_id
+    assert call.context.trace_id == request.get_span_context().trace_id
+    assert dict(call.attributes) == {"sika.operation": "verify_transaction", "sika.reference": "B208-PAID"}
+    attempts = sorted(finished[f"GET {TEMPLATE}"], key=lambda span: span.start_time)
+    assert [span.parent.span_id for span in attempts] == [call.context.span_id] * 3
+    port = int(sandbox.url.rsplit(":", 1)[1])
+    expected = {
+        "http.request.method": "GET",
+        "server.address": "127.0.0.1",
+        "server.port": port,
+        "url.template": TEMPLATE,
+    }
+    ids = [entry["request_id"] for entry in sandbox.requests()]
+    assert [dict(span.attributes) for span in attempts] == [
+        {**expected, "http.response.status_code": 503, "error.type": "503", "sika.request_id": ids[0]},
+        {
+            **expected,
+            "http.response.status_code": 503,
+            "error.type": "503",
+            "http.request.resend_count": 1,
+            "sika.request_id": ids[1],
+        },
+        {**expected, "http.response.status_code": 200, "http.request.resend_count": 2, "sika.request_id": ids[2]},
+    ]
+    assert all(span.end_time <= later.start_time for span, later in zip(attempts, attempts[1:]))
+    # Every request carried the call span's context to the service.
+    assert [entry["traceparent"] for entry in sandbox.requests()] == [traceparent_of(call)] * 3
+
+
+def test_b208_a_failed_call_names_its_error_and_request_id(spans, sandbox):
+    client = sandbox.blocking_client(max_retries=0, not_found_grace_ms=0)
+    with pytest.raises(sika.SikaError.TransactionNotFound) as raised:
+        client.verify_transaction("B208-MISSING")
+    (call,) = spans.finished()["sika.verify_transaction"]
+    assert call.attributes["error.type"] == "TransactionNotFound"
+    assert call.attributes["sika.request_id"] == raised.value.request_id
+    assert call.status.status_code == trace.StatusCode.ERROR
+
+
+def test_b208_no_secret_in_any_span_or_metric(spans, sandbox):
+    client = sandbox.blocking_client()
+    request = charge("B208-CHARGE", "+233244125678")
+    client.initiate_charge(request)
+    text = json.dumps(
+        [json.loads(span.to_json()) for span in spans.spans.get_finished_spans()]
+        + [json.loads(spans.metrics.get_metrics_data().to_json())]
+    )
+    assert "sika.initiate_charge" in text and "/charge" in text
+    for secret in [KEY, request.phone_number, "244125678", request.email]:
+        assert secret not in text
+
+
+def test_b208_the_attempts_durations_are_in_the_http_client_histogram(spans, sandbox):
+    sandbox.seed_transaction(transaction_object("B208-TIMED", "successful", "100.10"))
+    sandbox.blocking_client().verify_transaction("B208-TIMED")
+    points = [
+        point
+        for resource in spans.metrics.get_metrics_data().resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "http.client.request.duration"
+        for point in metric.data.data_points
+    ]
+    assert metric_unit(spans) == "s"
+    ok = [p for p in points if p.attributes.get("http.response.status_code") == 200]
+    assert ok and ok[0].count >= 1 and ok[0].attributes["url.template"] == TEMPLATE
+
+
+def metric_unit(spans) -> str:
+    for resource in spans.metrics.get_metrics_data().resource_metrics:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                if metric.name == "http.client.request.duration":
+                    return metric.unit
+    return ""
+
+
+def test_b208_without_an_opentelemetry_sdk_nothing_is_sent(sandbox):
+    # A process with opentelemetry-api but no SDK configured: the call is not traced.
+    sandbox.seed_transaction(transaction_object("B208-PLAIN", "successful", "100.10"))
+    sandbox.clear_requests()
+    script = (
+        "import sika, sys;"
+        "config = sika.ClientConfig(secret_key=sika.SecretKey(sys.argv[1]), base_url=sys.argv[2]);"
+        "print(sika.BlockingClient(config).verify_transaction('B208-PLAIN').tx_ref)"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script, KEY, sandbox.url], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 0 and ran.stdout.strip() == "B208-PLAIN", ran.stderr
+    assert [(entry["traceparent"], entry["tracestate"]) for entry in sandbox.requests()] == [(None, None)]
