@@ -11,7 +11,10 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use sika_core::ffi::{BlockingClient, CallEnd, CallStart, Client, ClientConfig, TracedCall, Tracer, set_tracer};
+use sika_core::ffi::{
+    BlockingClient, CallEnd, CallStart, Client, ClientConfig, TracedCall, Tracer, set_tracer, take_ended_call,
+    trace_next_call,
+};
 use sika_core::{SecretKey, SikaError};
 use support::{KEY, Sandbox, transaction_object};
 
@@ -192,4 +195,59 @@ fn b208_an_untraced_call_and_a_context_the_service_could_not_read_send_nothing()
     client.verify_transaction("B208-2".into()).expect("verified");
     assert_eq!(contexts(&sandbox), vec![(Value::Null, Value::Null)]);
     assert_eq!(tracer.seen().ended.len(), 1);
+}
+
+/// B184: a host that traces its calls itself (Python, ADR 0059) is never called back: the call
+/// it names with `trace_next_call` sends its context, the next call on the thread is untraced,
+/// and the call's start and end wait for `take_ended_call`, also when it was cancelled.
+#[test]
+fn b184_a_call_the_host_traces_itself_is_kept_for_it_with_no_callback() {
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&transaction_object("B184-1", "successful", "100.10"));
+    sandbox.fault("/transaction/verify", "status", 1, json!({ "status": 503 }));
+    let client = Arc::new(BlockingClient::new(config(&sandbox)).expect("client"));
+    let traced = |id| TracedCall { id, traceparent: PARENT.into(), tracestate: Some("sika=own".into()) };
+    trace_next_call(Some(traced(7)));
+    // Another thread's call does not take this thread's span.
+    let other = std::thread::spawn({
+        let client = Arc::clone(&client);
+        move || client.verify_transaction("B184-1".into()).map(|_| ())
+    });
+    other.join().expect("no panic").expect("verified");
+    assert_eq!(contexts(&sandbox), vec![(Value::Null, Value::Null); 2]);
+    sandbox.clear_requests();
+    assert_eq!(take_ended_call(7), None, "not started yet");
+    client.verify_transaction("B184-1".into()).expect("verified");
+    client.verify_transaction("B184-1".into()).expect("verified");
+    let sent = (json!(PARENT), json!("sika=own"));
+    assert_eq!(contexts(&sandbox), vec![sent, (Value::Null, Value::Null)], "the next call only");
+    let ended = take_ended_call(7).expect("kept");
+    assert_eq!(
+        (ended.call.operation.as_str(), ended.call.reference.as_deref()),
+        ("verify_transaction", Some("B184-1"))
+    );
+    assert_eq!((ended.end.id, ended.end.error_type.as_deref(), ended.end.attempts.len()), (7, None, 1));
+    assert_eq!(take_ended_call(7), None, "taken once");
+
+    // An async call's span is taken at its first poll; a cancelled call's end is kept too.
+    sandbox.fault("/transaction/verify", "hang", 1, json!({}));
+    let client = Client::new(config(&sandbox)).expect("client");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    trace_next_call(Some(traced(8)));
+    let outcome = runtime.block_on(async {
+        tokio::time::timeout(Duration::from_millis(500), client.verify_transaction("B184-1".into())).await
+    });
+    assert!(outcome.is_err(), "the hang outlived the timeout");
+    let ended = take_ended_call(8).expect("kept");
+    assert_eq!(ended.end.error_type.as_deref(), Some("Cancelled"));
+
+    // A span no call took is forgotten.
+    trace_next_call(Some(traced(9)));
+    trace_next_call(None);
+    client_call(&runtime, &client);
+    assert_eq!(take_ended_call(9), None);
+}
+
+fn client_call(runtime: &tokio::runtime::Runtime, client: &Client) {
+    runtime.block_on(client.verify_transaction("B184-1".into())).expect("verified");
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 
 import pytest
 from opentelemetry import metrics, trace
@@ -23,6 +24,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 
 import sika
+import test_b54_async_shutdown as b54
 from support import KEY, charge, transaction_object
 
 TEMPLATE = "/transaction/verify/{reference}"
@@ -189,3 +191,81 @@ def test_b208_without_an_opentelemetry_sdk_nothing_is_sent(sandbox):
     )
     assert ran.returncode == 0 and ran.stdout.strip() == "B208-PLAIN", ran.stderr
     assert [(entry["traceparent"], entry["tracestate"]) for entry in sandbox.requests()] == [(None, None)]
+
+
+def points_of(spans, name: str) -> list:
+    return [
+        point
+        for resource in spans.metrics.get_metrics_data().resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == name
+        for point in metric.data.data_points
+    ]
+
+
+def test_b208_retries_and_decisions_are_counted(spans, sandbox):
+    sandbox.seed_transaction(transaction_object("B208-DECIDED", "successful", "100.10"))
+    sandbox.fault("/transaction/verify", "status", count=1, status=503)
+    client = sandbox.blocking_client(max_retries=2)
+    check = client.confirm_payment("B208-DECIDED", sika.ExpectedPayment(amount="100.10", currency="GHS"))
+    assert check.is_confirmed
+    retries = [p for p in points_of(spans, "sika.client.retries") if p.attributes["sika.operation"] == "confirm_payment"]
+    assert [p.value for p in retries] == [1]
+    decisions = {
+        (p.attributes["sika.operation"], p.attributes["sika.decision"]): p.value
+        for p in points_of(spans, "sika.decisions")
+    }
+    assert decisions.get(("confirm_payment", "confirmed")) == 1, decisions
+    (call,) = spans.finished()["sika.confirm_payment"]
+    assert call.attributes["sika.decision"] == "confirmed"
+
+
+def test_b208_a_fastapi_request_span_is_the_parent_of_the_call(spans, sandbox):
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+    from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
+
+    sandbox.seed_transaction(transaction_object("B208-SHOP", "successful", "100.10"))
+    client = sandbox.client()
+    app = FastAPI()
+
+    @app.get("/orders/{reference}")
+    async def order(reference: str) -> dict[str, str]:
+        return {"status": (await client.verify_transaction(reference)).status}
+
+    FastAPIInstrumentor.instrument_app(app)
+    try:
+        with TestClient(app) as http:
+            assert http.get("/orders/B208-SHOP").json() == {"status": "successful"}
+    finally:
+        FastAPIInstrumentor.uninstrument_app(app)
+    finished = spans.finished()
+    (request,) = finished["GET /orders/{reference}"]
+    (call,) = finished["sika.verify_transaction"]
+    assert call.parent.span_id == request.context.span_id
+    assert [entry["traceparent"] for entry in sandbox.requests()][-1] == traceparent_of(call)
+
+
+# B54's exit race with every call traced: the child configures an OpenTelemetry SDK.
+TRACED = """
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+provider = TracerProvider(shutdown_on_exit=False)  # its own exit hook is not under test
+provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+trace.set_tracer_provider(provider)
+"""
+
+
+def test_b184_interpreter_exit_with_traced_async_calls_in_flight_is_clean(sandbox, tmp_path):
+    # Python run from inside a poll by a daemon thread while the interpreter exits aborted the
+    # process (the bridge's callbacks, ADR 0059): the bridge now runs in the methods' frames.
+    sandbox.fault("/transaction/verify", "hang", count=10_000)
+    sandbox.fault("/bank", "delay", count=100_000, delay_ms=b54.ANSWER_DELAY_MS)
+    script = tmp_path / "traced_exit_with_calls_in_flight.py"
+    body = b54.CALLS_IN_FLIGHT.format(stagger=b54.STAGGER_S, exit_after=b54.EXIT_AFTER_S) + "sys.exit(0)\n"
+    script.write_text(b54.PREAMBLE + TRACED + textwrap.dedent(body))
+    b54.assert_all_clean(b54.run_children(script, sandbox, "asyncio"))

@@ -139,7 +139,7 @@ def test_b42_the_wheel_ships_py_typed_and_the_declarations():
     # Python's own (sika._logging).
     bridge = {"LogSink", "LogRecord", "set_log_sink", "set_log_sink_level", "close_log_sink", "log_level_from_env"}
     host_report = {"report_host_runtime", "check_host_runtime"}  # the server-only check's plumbing (ADR 0027)
-    tracer = {"Tracer", "set_tracer", "CallStart", "TracedCall", "CallEnd", "AttemptSpan"}  # sika._tracing's (ADR 0058)
+    tracer = {"Tracer", "set_tracer", "CallStart", "TracedCall", "CallEnd", "AttemptSpan", "EndedCall", "trace_next_call", "take_ended_call"}  # sika._tracing's (ADR 0058)
     assert sika.__all__ == [name for name in declared.__all__ if name not in bridge | host_report | tracer]
     assert sika.enable_logging is sika._logging.enable_logging
     assert all(getattr(sika, name) is getattr(generated, name) for name in sika.__all__ if name != "enable_logging")

@@ -40,7 +40,7 @@ pub use logging::{
     LogLevel, LogRecord, LogSink, enable_logging, flush_log_records, log_level_from_env, set_log_sink,
     set_log_sink_level,
 };
-pub use tracer::{CallEnd, CallStart, TracedCall, Tracer, set_tracer};
+pub use tracer::{CallEnd, CallStart, EndedCall, TracedCall, Tracer, set_tracer, take_ended_call, trace_next_call};
 pub use wait::AwaitOptions;
 
 use crate::error::SikaError;

@@ -7,9 +7,17 @@
 //! `call_ended` where the call's result is taken, or where a cancelled call is dropped. The
 //! call's requests carry the W3C context the host answers with.
 //!
+//! A host that cannot be called back from inside a call (Python: its code run inside a poll, in
+//! Rust frames, can be ended by the interpreter's exit, ADR 0059) traces its calls itself:
+//! `trace_next_call` on the thread that is about to start the call hands the core the call's
+//! span, and `take_ended_call` takes the call's end after it returns.
+//!
 //! No tracer installed: one atomic load per call, nothing sent, nothing recorded.
 
-use std::sync::{Arc, OnceLock};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::runtime;
 use crate::error::{Result, SikaError};
@@ -65,7 +73,29 @@ pub trait Tracer: Send + Sync {
     fn call_ended(&self, end: CallEnd);
 }
 
+/// A call's start and end, for a host that traces its calls itself (`take_ended_call`).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct EndedCall {
+    /// The call as it started.
+    pub call: CallStart,
+    /// The call as it ended.
+    pub end: CallEnd,
+}
+
 static TRACER: OnceLock<Box<dyn Tracer>> = OnceLock::new();
+
+thread_local! {
+    /// The span of the call this thread is about to start (`trace_next_call`).
+    static NEXT_CALL: RefCell<Option<TracedCall>> = const { RefCell::new(None) };
+}
+
+/// The ends of calls traced by the host itself, until it takes them. Bounded: a host that never
+/// takes its ends loses the newest ones, never memory.
+static ENDED: Mutex<Option<HashMap<i64, EndedCall>>> = Mutex::new(None);
+const MAX_ENDED: usize = 4096;
+
+/// Whether any call was traced with `trace_next_call`: until then a call reads no thread-local.
+static NEXT_CALL_USED: AtomicBool = AtomicBool::new(false);
 
 /// Installs the host's tracer for the rest of the process. Returns false when one was already
 /// installed: the first one stays.
@@ -74,27 +104,64 @@ pub fn set_tracer(tracer: Box<dyn Tracer>) -> bool {
     TRACER.set(tracer).is_ok()
 }
 
+/// The next call this thread starts (the next client call it makes, or the next poll it makes of
+/// a client call's future that has not started yet) is traced as `call`: its requests carry its
+/// W3C context, and its end is kept for `take_ended_call(call.id)`. `None` forgets a span that
+/// no call took. For a host that cannot be called back inside a call (Python, ADR 0059);
+/// another host installs a `Tracer`.
+#[uniffi::export]
+pub fn trace_next_call(call: Option<TracedCall>) {
+    if call.is_some() {
+        NEXT_CALL_USED.store(true, Ordering::Relaxed);
+    }
+    NEXT_CALL.with(|next| *next.borrow_mut() = call);
+}
+
+/// The start and end of the call traced as `id` by `trace_next_call`, once it ended (it returned,
+/// failed, or was cancelled); `None` before that, or when no call took that span.
+#[uniffi::export]
+pub fn take_ended_call(id: i64) -> Option<EndedCall> {
+    ENDED.lock().unwrap_or_else(PoisonError::into_inner).as_mut()?.remove(&id)
+}
+
+/// Where a traced call's end goes.
+enum EndTo {
+    /// The installed `Tracer`'s `call_ended`.
+    Tracer,
+    /// Kept for the host's `take_ended_call`, with the call's start.
+    Kept(CallStart),
+}
+
 /// A call the host traces, until it ends.
 pub(crate) struct Traced {
     id: i64,
     trace: Arc<CallTrace>,
+    end_to: EndTo,
     ended: bool,
 }
 
-/// Asks the host's tracer, if there is one, to start `operation`'s span (on the caller's thread).
+/// Starts `operation`'s span, on the caller's thread: the one `trace_next_call` gave this thread,
+/// else the one the host's tracer, if there is one, answers with.
 pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &reqwest::Url) -> Option<Traced> {
-    let tracer = TRACER.get()?;
+    let next =
+        if NEXT_CALL_USED.load(Ordering::Relaxed) { NEXT_CALL.with(|next| next.borrow_mut().take()) } else { None };
+    if next.is_none() {
+        TRACER.get()?;
+    }
     let call = CallStart {
         operation: operation.to_owned(),
         reference: reference.map(str::to_owned),
         server_address: base_url.host_str().unwrap_or_default().to_owned(),
         server_port: base_url.port_or_known_default().map_or(0, i32::from),
     };
-    let traced = tracer.call_started(call)?;
+    let (traced, end_to) = match next {
+        Some(traced) => (traced, EndTo::Kept(call)),
+        None => (TRACER.get()?.call_started(call)?, EndTo::Tracer),
+    };
     // A context the service could not read is not sent; the span is still ended.
     let traceparent = is_traceparent(&traced.traceparent).then_some(traced.traceparent);
     let tracestate = traced.tracestate.filter(|state| is_tracestate(state));
-    Some(Traced { id: traced.id, trace: CallTrace::new(traceparent, tracestate), ended: false })
+    Some(Traced { id: traced.id, trace: CallTrace::new(traceparent, tracestate), end_to, ended: false })
 }
 
 impl Traced {
@@ -109,14 +176,26 @@ impl Traced {
 
     fn finish(&mut self, error: Option<&SikaError>) {
         self.ended = true;
-        // An exiting Python host can no longer take callbacks (ADR 0013).
-        let Some(tracer) = TRACER.get().filter(|_| !runtime::host_is_exiting()) else { return };
-        tracer.call_ended(CallEnd {
+        let end = || CallEnd {
             id: self.id,
             error_type: error.map(|error| trace::error_kind(error).to_owned()),
             request_id: error.and_then(SikaError::request_id).map(str::to_owned),
             attempts: self.trace.take_attempts(),
-        });
+        };
+        match &self.end_to {
+            EndTo::Kept(call) => {
+                let mut ended = ENDED.lock().unwrap_or_else(PoisonError::into_inner);
+                let ended = ended.get_or_insert_with(HashMap::new);
+                if ended.len() < MAX_ENDED {
+                    ended.insert(self.id, EndedCall { call: call.clone(), end: end() });
+                }
+            }
+            EndTo::Tracer => {
+                // An exiting Python host can no longer take callbacks (ADR 0013).
+                let Some(tracer) = TRACER.get().filter(|_| !runtime::host_is_exiting()) else { return };
+                tracer.call_ended(end());
+            }
+        }
     }
 }
 

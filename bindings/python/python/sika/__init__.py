@@ -23,7 +23,7 @@ from . import _runtime  # noqa: F401
 from ._ffi import sika_ffi_types as _declared
 from ._ffi.sika_ffi_types import *  # noqa: F403  (the exported names; __all__ below lists them)
 from ._logging import enable_logging  # noqa: F401  (Python's own: a handler on the `sika` logger)
-from . import _tracing  # noqa: F401, E402  (OpenTelemetry, when installed: ADR 0058)
+from . import _tracing  # noqa: F401, E402  (OpenTelemetry, when installed: ADR 0058, 0059)
 
 # Every exported name but the generated `...Protocol` twins of the objects (an implementation
 # detail, left out by the declarations) and the log bridge's plumbing, which `sika._logging`
@@ -37,13 +37,16 @@ __all__.remove("set_log_sink")
 __all__.remove("set_log_sink_level")
 __all__.remove("close_log_sink")
 __all__.remove("log_level_from_env")
-# The tracer bridge's plumbing: `sika._tracing` connects OpenTelemetry on import (ADR 0058).
+# The tracer bridge's plumbing: `sika._tracing` connects OpenTelemetry on import (ADR 0058, 0059).
 __all__.remove("Tracer")
 __all__.remove("set_tracer")
 __all__.remove("CallStart")
 __all__.remove("TracedCall")
 __all__.remove("CallEnd")
 __all__.remove("AttemptSpan")
+__all__.remove("EndedCall")
+__all__.remove("trace_next_call")
+__all__.remove("take_ended_call")
 # A host runtime's report for the server-only check (ADR 0027): only Kotlin reports; not for merchants.
 __all__.remove("report_host_runtime")
 __all__.remove("check_host_runtime")

@@ -1,6 +1,6 @@
-"""Sika's calls in OpenTelemetry (issue 30, ADR 0058), set up when ``sika`` is imported with
-``opentelemetry-api`` installed (``pip install sika[otel]``); without it nothing is loaded and
-no call pays anything.
+"""Sika's calls in OpenTelemetry (issue 30, ADR 0058, 0059), set up when ``sika`` is imported
+with ``opentelemetry-api`` installed (``pip install sika[otel]``); without it nothing is loaded,
+no method is wrapped and no call pays anything.
 
 Each client call is a span ``sika.<method>`` (``sika.operation``, ``sika.reference``, and on
 failure ``error.type`` and ``sika.request_id``), a child of the context current where the call
@@ -9,127 +9,253 @@ context (``traceparent``, ``tracestate``) to the service. Each HTTP attempt is a
 ``GET /transaction/verify/{reference}`` with OpenTelemetry's stable HTTP client attributes
 (``http.request.method``, ``server.address``, ``server.port``, ``url.template``,
 ``http.response.status_code``, ``http.request.resend_count`` on retries, ``error.type``), and
-its duration is recorded in the ``http.client.request.duration`` histogram (seconds). No key,
-phone number or e-mail is ever an attribute.
+its duration is recorded in the ``http.client.request.duration`` histogram (seconds); retries
+count in ``sika.client.retries``, and each payment decision (a ``PaymentCheck`` or a
+``WebhookDecision``) in ``sika.decisions`` by ``sika.decision`` (``confirmed``, ``not_paid``,
+``mismatch``, ``fulfil``, ``retry_later``, ``reject``, ...). No key, phone number or e-mail is
+ever an attribute.
 
-The core calls this bridge only on the thread that makes the call, as it starts and where its
-result is taken (never on the SDK's threads), so the current context is the caller's and no
-callback makes a thread state of its own. The attempts' spans are made when the call ends, with
-the times the core measured. With no OpenTelemetry SDK configured the call's span is invalid and
-the call is not traced.
+All of it runs here, in the method's own Python frame, before and after the call: the core is
+never called back (ADR 0059). Python code run from inside a Rust call (a poll) by a daemon
+thread while the interpreter exits is ended by `pthread_exit` with Rust frames below it, which
+aborts the process. So the span is started first, handed to the core with `trace_next_call` for
+the call that this thread starts next (an async call: at its first poll, wrapped here; a
+blocking call: at once), and the call's start and end, with its attempts and the times the core
+measured, are taken back with `take_ended_call` once the call returned, failed or was cancelled.
+With no OpenTelemetry SDK configured the call's span is invalid and the call is not traced.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import inspect
 import itertools
+import threading
+import types
 import typing
 
-from ._ffi.sika_ffi_types import CallEnd, CallStart, TracedCall, set_tracer
-
 if typing.TYPE_CHECKING:
-    from opentelemetry.metrics import Histogram
+    from opentelemetry.metrics import Counter, Histogram
     from opentelemetry.trace import Span, Tracer
+
+    from ._ffi.sika_ffi_types import EndedCall, TracedCall
 
 _SCOPE = "sika"
 
 
-class _OpenTelemetry:
-    """The core's `Tracer`, through the application's OpenTelemetry providers."""
+class _Instruments:
+    """The application's OpenTelemetry tracer and instruments, loaded at the first call:
+    `import sika` does not import OpenTelemetry."""
 
     def __init__(self) -> None:
-        self._open: dict[int, tuple[Span, CallStart]] = {}
-        self._next_id = itertools.count(1).__next__
-        self._tracer: Tracer | None = None
-        self._duration: Histogram | None = None
+        self.tracer: Tracer | None = None
+        self.duration: Histogram | None = None
+        self.retries: Counter | None = None
+        self.decisions: Counter | None = None
 
-    def _instruments(self) -> tuple[Tracer, Histogram]:
-        # Loaded at the first call: `import sika` does not import OpenTelemetry.
-        if self._tracer is None or self._duration is None:
+    def load(self) -> tuple[Tracer, Histogram, Counter]:
+        if self.tracer is None or self.duration is None or self.retries is None:
             from opentelemetry import metrics, trace
 
-            self._tracer = trace.get_tracer(_SCOPE)
-            self._duration = metrics.get_meter(_SCOPE).create_histogram(
+            meter = metrics.get_meter(_SCOPE)
+            self.duration = meter.create_histogram(
                 "http.client.request.duration", unit="s", description="Duration of HTTP client requests."
             )
-        return self._tracer, self._duration
-
-    def call_started(self, call: CallStart) -> TracedCall | None:
-        try:
-            tracer, _ = self._instruments()
-            attributes: dict[str, str] = {"sika.operation": call.operation}
-            if call.reference is not None:
-                attributes["sika.reference"] = call.reference
-            span = tracer.start_span(f"sika.{call.operation}", attributes=attributes)
-            context = span.get_span_context()
-            if not context.is_valid:
-                span.end()
-                return None
-            call_id = self._next_id()
-            self._open[call_id] = (span, call)
-            traceparent = f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
-            return TracedCall(id=call_id, traceparent=traceparent, tracestate=context.trace_state.to_header() or None)
-        except Exception:  # noqa: BLE001  (a tracer must never fail a payment call)
-            return None
-
-    def call_ended(self, end: CallEnd) -> None:
-        opened = self._open.pop(end.id, None)
-        if opened is None:
-            return
-        span, call = opened
-        try:
-            self._record_attempts(span, call, end)
-            if end.error_type is not None:
-                from opentelemetry.trace import Status, StatusCode
-
-                span.set_attribute("error.type", end.error_type)
-                if end.request_id is not None:
-                    span.set_attribute("sika.request_id", end.request_id)
-                span.set_status(Status(StatusCode.ERROR))
-        except Exception:  # noqa: BLE001, S110  (a tracer must never fail a payment call)
-            pass
-        finally:
-            span.end()
-
-    def _record_attempts(self, span: Span, call: CallStart, end: CallEnd) -> None:
-        from opentelemetry import trace
-        from opentelemetry.trace import SpanKind, Status, StatusCode
-
-        tracer, duration = self._instruments()
-        parent = trace.set_span_in_context(span)
-        for attempt in end.attempts:
-            attributes: dict[str, str | int] = {
-                "http.request.method": attempt.method,
-                "server.address": call.server_address,
-                "server.port": call.server_port,
-                "url.template": attempt.url_template,
-            }
-            if attempt.status_code is not None:
-                attributes["http.response.status_code"] = attempt.status_code
-            if attempt.error_type is not None:
-                attributes["error.type"] = attempt.error_type
-            duration.record((attempt.ended_at_unix_nanos - attempt.started_at_unix_nanos) / 1e9, attributes)
-            if attempt.resend_count:
-                attributes["http.request.resend_count"] = attempt.resend_count
-            if not span.is_recording():
-                continue
-            child = tracer.start_span(
-                f"{attempt.method} {attempt.url_template}",
-                context=parent,
-                kind=SpanKind.CLIENT,
-                attributes=attributes,
-                start_time=attempt.started_at_unix_nanos,
+            self.retries = meter.create_counter(
+                "sika.client.retries", unit="{retry}", description="HTTP requests Sika sent again."
             )
-            child.set_attribute("sika.request_id", attempt.request_id)
-            if attempt.error_type is not None:
-                child.set_status(Status(StatusCode.ERROR))
-            child.end(end_time=attempt.ended_at_unix_nanos)
+            self.decisions = meter.create_counter(
+                "sika.decisions", unit="{decision}", description="Sika's payment decisions, by kind."
+            )
+            self.tracer = trace.get_tracer(_SCOPE)
+        return self.tracer, self.duration, self.retries
 
 
-def _install() -> None:
-    if importlib.util.find_spec("opentelemetry") is None or importlib.util.find_spec("opentelemetry.trace") is None:
-        return
-    set_tracer(_OpenTelemetry())
+_instruments = _Instruments()
+_next_id = itertools.count(1).__next__
+# The span of the async call this thread is about to make, until its first poll takes it.
+_pending = threading.local()
 
 
-_install()
+def _start(operation: str) -> tuple[Span, TracedCall] | None:
+    """The call's span, a child of the current context, and what the core sends for it; none
+    when it is not traced (no SDK, or OpenTelemetry failed: a tracer never fails a payment)."""
+    from ._ffi.sika_ffi_types import TracedCall
+
+    try:
+        tracer, _, _ = _instruments.load()
+        span = tracer.start_span(f"sika.{operation}", attributes={"sika.operation": operation})
+        context = span.get_span_context()
+        if not context.is_valid:
+            span.end()
+            return None
+        traceparent = f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
+        state = context.trace_state.to_header() or None
+        return span, TracedCall(id=_next_id(), traceparent=traceparent, tracestate=state)
+    except Exception:  # noqa: BLE001  (a tracer must never fail a payment call)
+        return None
+
+
+def _finish(span: Span, operation: str, call_id: int, result: object) -> None:
+    """Records the call's attempts (their spans, durations and retries) and its decision, and
+    ends its span."""
+    from ._ffi.sika_ffi_types import PaymentCheck, WebhookDecision, take_ended_call
+
+    try:
+        ended = take_ended_call(call_id)
+        if ended is not None:
+            _record(span, ended)
+        if isinstance(result, (PaymentCheck, WebhookDecision)) and _instruments.decisions is not None:
+            decision = type(result).__name__.rsplit(".", 1)[-1].lower()
+            span.set_attribute("sika.decision", decision)
+            _instruments.decisions.add(1, {"sika.operation": operation, "sika.decision": decision})
+    except Exception:  # noqa: BLE001, S110  (a tracer must never fail a payment call)
+        pass
+    finally:
+        span.end()
+
+
+def _record(span: Span, ended: EndedCall) -> None:
+    from opentelemetry import trace
+    from opentelemetry.trace import SpanKind, Status, StatusCode
+
+    tracer, duration, retries = _instruments.load()
+    call, end = ended.call, ended.end
+    if call.reference is not None:
+        span.set_attribute("sika.reference", call.reference)
+    if end.error_type is not None:
+        span.set_attribute("error.type", end.error_type)
+        if end.request_id is not None:
+            span.set_attribute("sika.request_id", end.request_id)
+        span.set_status(Status(StatusCode.ERROR))
+    parent = trace.set_span_in_context(span)
+    for attempt in end.attempts:
+        attributes: dict[str, str | int] = {
+            "http.request.method": attempt.method,
+            "server.address": call.server_address,
+            "server.port": call.server_port,
+            "url.template": attempt.url_template,
+        }
+        if attempt.status_code is not None:
+            attributes["http.response.status_code"] = attempt.status_code
+        if attempt.error_type is not None:
+            attributes["error.type"] = attempt.error_type
+        duration.record((attempt.ended_at_unix_nanos - attempt.started_at_unix_nanos) / 1e9, attributes)
+        if attempt.resend_count:
+            retries.add(1, {"sika.operation": call.operation})
+            attributes["http.request.resend_count"] = attempt.resend_count
+        if not span.is_recording():
+            continue
+        child = tracer.start_span(
+            f"{attempt.method} {attempt.url_template}",
+            context=parent,
+            kind=SpanKind.CLIENT,
+            attributes=attributes,
+            start_time=attempt.started_at_unix_nanos,
+        )
+        child.set_attribute("sika.request_id", attempt.request_id)
+        if attempt.error_type is not None:
+            child.set_status(Status(StatusCode.ERROR))
+        child.end(end_time=attempt.ended_at_unix_nanos)
+
+
+def _traced_async(operation: str, method: typing.Any) -> typing.Any:
+    @functools.wraps(method)
+    async def traced(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
+        started = _start(operation)
+        if started is None:
+            return await method(self, *args, **kwargs)
+        span, call = started
+        # Taken by `_first_poll_traced` before the method's coroutine first waits: nothing
+        # else runs on this thread in between.
+        _pending.call = call
+        result = None
+        try:
+            result = await method(self, *args, **kwargs)
+            return result
+        finally:
+            _pending.call = None
+            _finish(span, operation, call.id, result)
+
+    return traced
+
+
+def _traced_blocking(operation: str, method: typing.Any) -> typing.Any:
+    from ._ffi.sika_ffi_types import trace_next_call
+
+    @functools.wraps(method)
+    def traced(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
+        started = _start(operation)
+        if started is None:
+            return method(self, *args, **kwargs)
+        span, call = started
+        # The call starts on this thread (its own blocking call, or the first poll of its
+        # async twin, ADR 0042) before any other call of this thread.
+        trace_next_call(call)
+        result = None
+        try:
+            result = method(self, *args, **kwargs)
+            return result
+        finally:
+            trace_next_call(None)
+            _finish(span, operation, call.id, result)
+
+    return traced
+
+
+def _first_poll_traced(poll: typing.Any, call: TracedCall) -> typing.Any:
+    """`poll`, whose first call starts the call traced as `call`."""
+    from ._ffi.sika_ffi_types import trace_next_call
+
+    first = [True]
+
+    def traced_poll(*args: typing.Any) -> typing.Any:
+        if not first:
+            return poll(*args)
+        first.clear()
+        trace_next_call(call)
+        try:
+            return poll(*args)
+        finally:
+            trace_next_call(None)
+
+    return traced_poll
+
+
+def _install(ffi: types.ModuleType) -> None:
+    from ._runtime import _shape
+
+    client = _shape.class_(ffi, "Client")
+    blocking = _shape.class_(ffi, "BlockingClient")
+    # The network calls: the async client's coroutine methods, and their blocking twins.
+    for name, method in list(vars(client).items()):
+        if name.startswith("_") or not inspect.iscoroutinefunction(method):
+            continue
+        setattr(client, name, _traced_async(name, method))
+        setattr(blocking, name, _traced_blocking(name, _shape.attribute(blocking, name)))
+    awaited = _shape.function(
+        ffi,
+        "_uniffi_rust_call_async",
+        ["rust_future", "ffi_poll", "ffi_complete", "ffi_free", "lift_func", "error_ffi_converter"],
+    )
+
+    async def _uniffi_rust_call_async(
+        rust_future: typing.Any,
+        ffi_poll: typing.Any,
+        ffi_complete: typing.Any,
+        ffi_free: typing.Any,
+        lift_func: typing.Any,
+        error_ffi_converter: typing.Any,
+    ) -> typing.Any:
+        call = getattr(_pending, "call", None)
+        if call is not None:
+            _pending.call = None
+            ffi_poll = _first_poll_traced(ffi_poll, call)
+        return await awaited(rust_future, ffi_poll, ffi_complete, ffi_free, lift_func, error_ffi_converter)
+
+    ffi._uniffi_rust_call_async = _uniffi_rust_call_async  # type: ignore[attr-defined]
+
+
+if importlib.util.find_spec("opentelemetry") is not None and importlib.util.find_spec("opentelemetry.trace") is not None:
+    _install(importlib.import_module("sika._ffi.sika_ffi"))

@@ -153,7 +153,7 @@ final class RecordsAsDataTests: XCTestCase {
         let notData: Set = [
             "ClientConfig", "AwaitOptions", "LogRecord", "LogLevel", "MerchantAction", "PaymentCheck", "WebhookDecision",
             "LedgerDecision", "EventSource", "EventKind", "ReconcileReport", "ReconciledPayment", "ReconcileFailure",
-            "CallStart", "TracedCall", "CallEnd", "AttemptSpan",
+            "CallStart", "TracedCall", "CallEnd", "AttemptSpan", "EndedCall",
         ]
         let exported = try exportedRecordsAndEnums()
         XCTAssertFalse(exported.isEmpty)

@@ -256,6 +256,7 @@ class RecordsAsDataTest {
             "TracedCall" to "the host tracer's answer to the core: a span's id and W3C context",
             "CallEnd" to "the tracer bridge's argument, handed to the host's tracer",
             "AttemptSpan" to "an entry of CallEnd, for the host's tracer",
+            "EndedCall" to "a traced call's start and end, taken by the Python bridge (ADR 0059)",
         )
         val source = File(System.getProperty("sika.generated.kotlin")).readText()
         val records = Regex("""\ndata class (\w+) \(""").findAll(source).map { it.groupValues[1] }.toSet()
