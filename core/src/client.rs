@@ -19,6 +19,7 @@ use crate::safety::confirm::{self, ExpectedPayment, PaymentCheck};
 use crate::safety::grace::{self, NotFound, NotFoundGrace};
 use crate::safety::webhook::{self, WebhookDecision};
 use crate::secret::SecretKey;
+use crate::spans;
 use crate::status::TransactionStatus;
 use crate::transport::{CallPolicy, Reply, Sent, Transport, TransportSettings};
 use crate::validation;
@@ -128,10 +129,13 @@ impl Client {
     /// Lists the mobile money providers of a country (`GH`, `KE`, `UG`, `TZ`; any case).
     /// `None` sends no country, and the service answers for Ghana.
     pub async fn list_mobile_money_providers(&self, country: Option<&str>) -> Result<Vec<MobileMoneyProvider>> {
-        let url = self.list_url("mobile-money-providers", country)?;
-        let state = self.state()?;
-        let ids = CallIds::new();
-        self.scrubbed(&ids, self.get_decoded(&state, url, decode::providers_response, &ids)).await
+        spans::in_call_span(spans::call_span!("list_mobile_money_providers", None::<&str>), async move {
+            let url = self.list_url("mobile-money-providers", country)?;
+            let state = self.state()?;
+            let ids = CallIds::new();
+            self.scrubbed(&ids, self.get_decoded(&state, url, decode::providers_response, &ids)).await
+        })
+        .await
     }
 
     /// Lists the banks of a country (`GH`, `NG`, `KE`, `UG`, `TZ`; any case). `None` sends no
@@ -139,69 +143,79 @@ impl Client {
     /// concurrent callers of a list not cached share one request and its outcome. Ends with
     /// `Timeout` after `timeout_ms` at the latest, however many callers wait.
     pub async fn list_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        let deadline = tokio::time::Instant::now() + self.policy.timeout;
-        let url = self.list_url("bank", country)?;
-        let cache_key = url.query().unwrap_or_default().to_owned();
-        let state = self.state()?;
-        let ids = CallIds::new();
-        let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy, ids.clone());
-        let banks = state.bank_cache.get_or_fetch(&cache_key, fetch);
-        self.scrubbed(&ids, within(deadline, banks)).await
+        spans::in_call_span(spans::call_span!("list_banks", None::<&str>), async move {
+            let deadline = tokio::time::Instant::now() + self.policy.timeout;
+            let url = self.list_url("bank", country)?;
+            let cache_key = url.query().unwrap_or_default().to_owned();
+            let state = self.state()?;
+            let ids = CallIds::new();
+            let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy, ids.clone());
+            let banks = state.bank_cache.get_or_fetch(&cache_key, fetch);
+            self.scrubbed(&ids, within(deadline, banks)).await
+        })
+        .await
     }
 
     /// Verifies a transaction by your reference. Check `status`: only `Successful` is paid.
     /// An answer about any other reference is `UnexpectedResponse`, never that transaction.
     pub async fn verify_transaction(&self, reference: &str) -> Result<Transaction> {
-        validation::reference(reference)?;
-        let url = self.endpoint(&["transaction", "verify", reference]);
-        let decode = |status: u16, body: &[u8]| {
-            decode::transaction_response_for(reference, status, body)
-                .map(|transaction| VerifiedAs { transaction, reference })
-        };
-        let state = self.state()?;
-        let ids = CallIds::new();
-        self.scrubbed(&ids, self.get_decoded(&state, url, decode, &ids)).await.map(|verified| verified.transaction)
+        spans::in_call_span(spans::call_span!("verify_transaction", spans::shown(reference)), async move {
+            validation::reference(reference)?;
+            let url = self.endpoint(&["transaction", "verify", reference]);
+            let decode = |status: u16, body: &[u8]| {
+                decode::transaction_response_for(reference, status, body)
+                    .map(|transaction| VerifiedAs { transaction, reference })
+            };
+            let state = self.state()?;
+            let ids = CallIds::new();
+            self.scrubbed(&ids, self.get_decoded(&state, url, decode, &ids)).await.map(|verified| verified.transaction)
+        })
+        .await
     }
 
     /// Starts a mobile money charge (`payment_type = mobile_money`). The customer then gets a
     /// USSD prompt; verify the reference (or wait for the webhook) to learn the outcome.
     /// Sent once, never retried.
     pub async fn initiate_charge(&self, request: &ChargeRequest) -> Result<ChargeResponse> {
-        let currency = validation::charge(request)?;
-        let body = ChargeBody {
-            amount: &request.amount,
-            email: &request.email,
-            phone_number: &request.phone_number,
-            reference: &request.reference,
-            currency: &currency,
-            payment_type: "mobile_money",
-            provider: &request.provider,
-            callback_url: request.callback_url.as_deref(),
-        };
-        let body = serde_json::to_vec(&body)
-            .map_err(|e| SikaError::invalid_input("charge", format!("cannot be encoded: {e}")))?;
-        let url = self.endpoint(&["charge"]);
-        let state = self.state()?;
-        log::info!(
-            target: "sika",
-            operation = "initiate_charge",
-            reference = request.reference.as_str();
-            "charge {}: {} {} to {} via {}",
-            request.reference,
-            request.amount,
-            currency,
-            validation::mask_phone(&request.phone_number),
-            request.provider
-        );
-        let ids = CallIds::new();
-        self.scrubbed(&ids, async {
-            let posted = state.transport.post_json(url, body, self.policy.timeout, &ids).await;
-            let key = &self.inner.secret_key;
-            let outcome = posted.map(|reply| {
-                let decoded = redact::decoded_without_key(key, || decode::charge_response(reply.status, &reply.body));
-                with_retry_after(&reply, decoded)
-            });
-            charge_outcome(&request.reference, outcome)
+        spans::in_call_span(spans::call_span!("initiate_charge", spans::shown(&request.reference)), async move {
+            let currency = validation::charge(request)?;
+            let body = ChargeBody {
+                amount: &request.amount,
+                email: &request.email,
+                phone_number: &request.phone_number,
+                reference: &request.reference,
+                currency: &currency,
+                payment_type: "mobile_money",
+                provider: &request.provider,
+                callback_url: request.callback_url.as_deref(),
+            };
+            let body = serde_json::to_vec(&body)
+                .map_err(|e| SikaError::invalid_input("charge", format!("cannot be encoded: {e}")))?;
+            let url = self.endpoint(&["charge"]);
+            let state = self.state()?;
+            log::info!(
+                target: "sika",
+                operation = "initiate_charge",
+                reference = request.reference.as_str();
+                "charge {}: {} {} to {} via {}",
+                request.reference,
+                request.amount,
+                currency,
+                validation::mask_phone(&request.phone_number),
+                request.provider
+            );
+            let ids = CallIds::new();
+            self.scrubbed(&ids, async {
+                let posted = state.transport.post_json(url, body, self.policy.timeout, &ids).await;
+                let key = &self.inner.secret_key;
+                let outcome = posted.map(|reply| {
+                    let decoded =
+                        redact::decoded_without_key(key, || decode::charge_response(reply.status, &reply.body));
+                    with_retry_after(&reply, decoded)
+                });
+                charge_outcome(&request.reference, outcome)
+            })
+            .await
         })
         .await
     }
@@ -209,9 +223,12 @@ impl Client {
     /// Verifies `reference` and checks it against the order. Only `Confirmed` means ship:
     /// status exactly `successful`, and reference, currency and amount all equal the order's.
     pub async fn confirm_payment(&self, reference: &str, expected: &ExpectedPayment) -> Result<PaymentCheck> {
-        confirm::validate_expected(expected)?;
-        let transaction = self.verify_transaction(reference).await?;
-        Ok(confirm::check_payment(transaction, reference, expected))
+        spans::in_call_span(spans::call_span!("confirm_payment", spans::shown(reference)), async move {
+            confirm::validate_expected(expected)?;
+            let transaction = self.verify_transaction(reference).await?;
+            Ok(confirm::check_payment(transaction, reference, expected))
+        })
+        .await
     }
 
     /// Decides what to do with a webhook notification for the order `expected` describes
@@ -222,7 +239,10 @@ impl Client {
     /// `RetryLater` (503) for `not_found_grace_ms` after this process first heard "not found"
     /// for it (the notification may be early), `Reject` (400) after that.
     pub async fn handle_webhook(&self, body: &[u8], expected: &ExpectedPayment) -> Result<WebhookDecision> {
-        self.decide_webhook(body, expected).await.map(|(decision, _status)| decision)
+        spans::in_call_span(spans::call_span!("handle_webhook", None::<&str>), async move {
+            self.decide_webhook(body, expected).await.map(|(decision, _status)| decision)
+        })
+        .await
     }
 
     /// `handle_webhook`'s decision, with the status of the transaction it verified, if it
@@ -270,47 +290,53 @@ impl Client {
     /// (`TransactionNotFound`) for `not_found_grace_ms` from the wait's first "not found" for it:
     /// the first check after that ends the wait with `TransactionNotFound`.
     pub async fn await_final_status(&self, reference: &str, options: &AwaitOptions) -> Result<Transaction> {
-        validation::reference(reference)?;
-        options.validate()?;
-        let poll = async {
-            let mut schedule = Schedule::new(options);
-            let mut first_not_found = None;
-            while schedule.wait().await {
-                let check = tokio::time::timeout_at(schedule.deadline, self.verify_transaction(reference));
-                match check.await {
-                    Ok(Ok(transaction)) if transaction.status.is_final() => return Ok(transaction),
-                    Ok(Ok(_pending)) => {}
-                    Ok(Err(not_found @ SikaError::TransactionNotFound { .. })) => {
-                        let since = first_not_found.get_or_insert_with(tokio::time::Instant::now).elapsed();
-                        if let NotFound::Unknown { .. } = grace::classify(since, self.inner.not_found_grace) {
-                            return Err(not_found);
+        spans::in_call_span(spans::call_span!("await_final_status", spans::shown(reference)), async move {
+            validation::reference(reference)?;
+            options.validate()?;
+            let poll = async {
+                let mut schedule = Schedule::new(options);
+                let mut first_not_found = None;
+                while schedule.wait().await {
+                    let check = tokio::time::timeout_at(schedule.deadline, self.verify_transaction(reference));
+                    match check.await {
+                        Ok(Ok(transaction)) if transaction.status.is_final() => return Ok(transaction),
+                        Ok(Ok(_pending)) => {}
+                        Ok(Err(not_found @ SikaError::TransactionNotFound { .. })) => {
+                            let since = first_not_found.get_or_insert_with(tokio::time::Instant::now).elapsed();
+                            if let NotFound::Unknown { .. } = grace::classify(since, self.inner.not_found_grace) {
+                                return Err(not_found);
+                            }
                         }
+                        Ok(Err(error)) if await_status::is_worth_retrying(&error) => {}
+                        Ok(Err(error)) => return Err(error),
+                        Err(_deadline) => break,
                     }
-                    Ok(Err(error)) if await_status::is_worth_retrying(&error) => {}
-                    Ok(Err(error)) => return Err(error),
-                    Err(_deadline) => break,
                 }
+                // The wait's own deadline, not a request's: no request id (ADR 0053).
+                Err(SikaError::Timeout { request_id: None })
+            };
+            match &options.cancellation {
+                Some(cancellation) => cancellation.run(poll).await,
+                None => poll.await,
             }
-            // The wait's own deadline, not a request's: no request id (ADR 0053).
-            Err(SikaError::Timeout { request_id: None })
-        };
-        match &options.cancellation {
-            Some(cancellation) => cancellation.run(poll).await,
-            None => poll.await,
-        }
+        })
+        .await
     }
 
     /// Fetches a country's bank list from the service, bypassing the cache, and stores it
     /// (joining a fetch of that list already under way). Bounded by `timeout_ms` like `list_banks`.
     pub async fn refresh_banks(&self, country: Option<&str>) -> Result<Vec<Bank>> {
-        let deadline = tokio::time::Instant::now() + self.policy.timeout;
-        let url = self.list_url("bank", country)?;
-        let cache_key = url.query().unwrap_or_default().to_owned();
-        let state = self.state()?;
-        let ids = CallIds::new();
-        let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy, ids.clone());
-        let banks = state.bank_cache.refresh(&cache_key, fetch);
-        self.scrubbed(&ids, within(deadline, banks)).await
+        spans::in_call_span(spans::call_span!("refresh_banks", None::<&str>), async move {
+            let deadline = tokio::time::Instant::now() + self.policy.timeout;
+            let url = self.list_url("bank", country)?;
+            let cache_key = url.query().unwrap_or_default().to_owned();
+            let state = self.state()?;
+            let ids = CallIds::new();
+            let fetch = fetch_banks(Arc::clone(&state), url, self.key(), self.policy, ids.clone());
+            let banks = state.bank_cache.refresh(&cache_key, fetch);
+            self.scrubbed(&ids, within(deadline, banks)).await
+        })
+        .await
     }
 
     /// Closes the connection pool and drops the bank cache, for this client and its clones.

@@ -57,6 +57,7 @@ mod request_id;
 mod safety;
 mod scrub;
 mod secret;
+mod spans;
 mod status;
 mod timestamp;
 mod tls;

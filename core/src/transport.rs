@@ -13,6 +13,8 @@ use tokio::time::Instant;
 use url::Url;
 use zeroize::Zeroizing;
 
+use tracing::Instrument;
+
 use crate::config::{ClientConfig, is_loopback};
 use crate::error::{Result, SikaError};
 use crate::request_id::{self, CallIds};
@@ -224,6 +226,20 @@ impl Transport {
     ) -> Result<Reply> {
         let (method_name, path) = (method.to_string(), url.path().to_owned());
         let sent_id = ids.attempt(attempt);
+        let span = tracing::info_span!(
+            target: "sika",
+            "sika.attempt",
+            otel.name = %format_args!("{method_name} {}", crate::trace::url_template(&path)),
+            otel.kind = "client",
+            http.request.method = %method_name,
+            server.address = url.host_str(),
+            server.port = url.port_or_known_default(),
+            url.template = %crate::trace::url_template(&path),
+            http.request.resend_count = (attempt > 1).then(|| attempt - 1),
+            http.response.status_code = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            sika.request_id = %sent_id,
+        );
         let mut request = http
             .request(method, url)
             .header(AUTHORIZATION, self.settings.authorization.clone())
@@ -261,8 +277,9 @@ impl Transport {
             tokio::task::yield_now().await;
             Ok(Reply { status: status.as_u16(), retry_after_seconds, body, request_id: String::new() })
         };
-        let outcome =
-            tokio::time::timeout_at(deadline, exchange).await.unwrap_or(Err(SikaError::Timeout { request_id: None }));
+        let outcome = tokio::time::timeout_at(deadline, exchange.instrument(span.clone()))
+            .await
+            .unwrap_or(Err(SikaError::Timeout { request_id: None }));
         let quoted = answered_id.unwrap_or_else(|| sent_id.clone());
         let outcome = match outcome {
             Ok(reply) => Ok(Reply { request_id: quoted, ..reply }),
@@ -280,6 +297,18 @@ impl Transport {
                 started_at_unix_nanos,
                 ended_at_unix_nanos: crate::trace::unix_nanos(),
             });
+        }
+        match &outcome {
+            Ok(reply) => {
+                span.record("http.response.status_code", reply.status);
+                if reply.status >= 400 {
+                    span.record("error.type", reply.status);
+                }
+            }
+            // The attempt keeps the id it sent; the call's span quotes the error's.
+            Err(error) => {
+                span.record("error.type", crate::trace::error_kind(error));
+            }
         }
         // Paths carry references only; headers (the key) and bodies (phone numbers) are never logged.
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -1,0 +1,143 @@
+//! B185: Rust's `tracing` spans (issue 30, ADR 0060). A call is a span `sika.<operation>` in the
+//! caller's current span, each HTTP attempt a child span `sika.attempt` with `otel.name`
+//! `GET /transaction/verify/{reference}` and OpenTelemetry's stable HTTP client attributes; a
+//! failed call names its error and request id; no key, phone number or e-mail in any field.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::json;
+use sika_core::SikaError;
+use support::{KEY, Sandbox, charge, transaction_object};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Subscriber, info_span};
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+/// A span as the subscriber saw it: its name, fields (as text) and parent's name.
+#[derive(Debug, Clone)]
+struct Seen {
+    id: u64,
+    name: &'static str,
+    parent: Option<u64>,
+    fields: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<Seen>>>);
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+}
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Recorder {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let parent = ctx.span(id).and_then(|span| span.parent()).map(|parent| parent.id().into_u64());
+        let mut fields = BTreeMap::new();
+        attrs.record(&mut Fields(&mut fields));
+        let seen = Seen { id: id.into_u64(), name: attrs.metadata().name(), parent, fields };
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).push(seen);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
+        let mut spans = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(seen) = spans.iter_mut().find(|seen| seen.id == id.into_u64()) {
+            values.record(&mut Fields(&mut seen.fields));
+        }
+    }
+}
+
+impl Recorder {
+    fn install() -> (Self, tracing::subscriber::DefaultGuard) {
+        let recorder = Self::default();
+        let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(recorder.clone()));
+        (recorder, guard)
+    }
+
+    fn spans(&self) -> Vec<Seen> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+}
+
+fn fields(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect()
+}
+
+#[test]
+fn b185_a_call_retried_twice_is_a_span_with_three_attempt_spans_in_the_callers_span() {
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&transaction_object("B185-1", "successful", "100.10"));
+    sandbox.fault("/transaction/verify", "status", 2, json!({ "status": 503 }));
+    let (recorder, _guard) = Recorder::install();
+    let mut config = sandbox.config();
+    config.max_retries = 3;
+    let client = sika_core::Client::new(config).expect("client");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let request = info_span!("POST /orders/pay");
+    let transaction = runtime.block_on(tracing::Instrument::instrument(client.verify_transaction("B185-1"), request));
+    assert_eq!(transaction.expect("verified").tx_ref, "B185-1");
+
+    let spans = recorder.spans();
+    let parent = spans.iter().find(|s| s.name == "POST /orders/pay").expect("the caller's span");
+    let call = spans.iter().find(|s| s.name == "sika.verify_transaction").expect("the call's span");
+    assert_eq!(call.parent, Some(parent.id));
+    assert_eq!(call.fields, fields(&[("sika.operation", "verify_transaction"), ("sika.reference", "B185-1")]));
+    let attempts: Vec<&Seen> = spans.iter().filter(|s| s.name == "sika.attempt").collect();
+    assert_eq!(attempts.len(), 3);
+    let ids: Vec<String> =
+        sandbox.requests().iter().map(|r| r["request_id"].as_str().expect("id").to_owned()).collect();
+    let port = url::Url::parse(&sandbox.url).expect("url").port().expect("port").to_string();
+    for (n, attempt) in attempts.iter().enumerate() {
+        assert_eq!(attempt.parent, Some(call.id));
+        let mut expected = fields(&[
+            ("otel.name", "GET /transaction/verify/{reference}"),
+            ("otel.kind", "client"),
+            ("http.request.method", "GET"),
+            ("server.address", "127.0.0.1"),
+            ("server.port", &port),
+            ("url.template", "/transaction/verify/{reference}"),
+            ("sika.request_id", &ids[n]),
+        ]);
+        let (status, resend) = (if n < 2 { "503" } else { "200" }, n.to_string());
+        expected.insert("http.response.status_code".into(), status.into());
+        if n < 2 {
+            expected.insert("error.type".into(), "503".into());
+        }
+        if n > 0 {
+            expected.insert("http.request.resend_count".into(), resend);
+        }
+        assert_eq!(attempt.fields, expected, "attempt {n}");
+    }
+}
+
+#[test]
+fn b185_a_failed_call_names_its_error_and_request_id_and_no_secret_is_a_field() {
+    let sandbox = Sandbox::start();
+    let (recorder, _guard) = Recorder::install();
+    let client = sandbox.blocking_client();
+    let error = client.verify_transaction("B185-MISSING").expect_err("not found");
+    assert!(matches!(error, SikaError::TransactionNotFound { .. }), "{error:?}");
+    let spans = recorder.spans();
+    let call = spans.iter().find(|s| s.name == "sika.verify_transaction").expect("the call's span");
+    assert_eq!(call.fields["error.type"], "TransactionNotFound");
+    assert_eq!(Some(call.fields["sika.request_id"].as_str()), error.request_id());
+
+    let request = charge("B185-CHARGE", "+233244125678");
+    client.initiate_charge(&request).expect("charged");
+    let text = format!("{:?}", recorder.spans());
+    assert!(text.contains("sika.initiate_charge") && text.contains("/charge"), "{text}");
+    for secret in [KEY, request.phone_number.as_str(), "244125678", request.email.as_str()] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+}
