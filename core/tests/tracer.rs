@@ -228,6 +228,12 @@ fn b184_a_call_the_host_traces_itself_is_kept_for_it_with_no_callback() {
     );
     assert_eq!((ended.end.id, ended.end.error_type.as_deref(), ended.end.attempts.len()), (7, None, 1));
     assert_eq!(take_ended_call(7), None, "taken once");
+    assert_eq!(ended.end.decision, None, "a verification is no decision");
+    // A decision's kind is in its end.
+    trace_next_call(Some(traced(10)));
+    let expected = sika_core::ExpectedPayment { amount: "100.10".parse().expect("amount"), currency: "GHS".into() };
+    client.confirm_payment("B184-1".into(), expected).expect("checked");
+    assert_eq!(take_ended_call(10).expect("kept").end.decision.as_deref(), Some("confirmed"));
 
     // An async call's span is taken at its first poll; a cancelled call's end is kept too.
     sandbox.fault("/transaction/verify", "hang", 1, json!({}));

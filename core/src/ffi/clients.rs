@@ -10,7 +10,7 @@ use super::config::ClientConfig;
 use super::host;
 use super::logging;
 use super::runtime;
-use super::tracer::{self, Traced};
+use super::tracer::{self, Decided, Traced};
 use super::wait::AwaitOptions;
 use crate::error::Result;
 use crate::trace;
@@ -145,7 +145,7 @@ impl Client {
     ) -> Result<T>
     where
         F: Future<Output = Result<T>> + Send + 'static,
-        T: Send + 'static,
+        T: Decided + Send + 'static,
     {
         logging::follow_host_level();
         let traced = tracer::start(operation, reference.as_deref(), self.0.base_url());
@@ -260,6 +260,7 @@ impl BlockingClient {
     ) -> Result<T>
     where
         F: Future<Output = Result<T>>,
+        T: Decided,
     {
         logging::follow_host_level();
         let client = self.0.async_client();

@@ -60,7 +60,46 @@ pub struct CallEnd {
     pub request_id: Option<String>,
     /// The call's HTTP attempts, in the order they ended.
     pub attempts: Vec<AttemptSpan>,
+    /// `sika.decision`: the payment decision the call returned (`confirmed`, `not_yet`,
+    /// `not_paid`, `mismatch` of a `PaymentCheck`; `fulfil`, `investigate`, `ignore`,
+    /// `retry_later`, `reject` of a `WebhookDecision`); none for any other call.
+    pub decision: Option<String>,
 }
+
+/// The payment decision a call's result is, for `CallEnd.decision`: every client method's
+/// result type says whether it is one.
+pub(crate) trait Decided {
+    fn decision(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+impl Decided for crate::PaymentCheck {
+    fn decision(&self) -> Option<&'static str> {
+        Some(match self {
+            Self::Confirmed { .. } => "confirmed",
+            Self::NotYet { .. } => "not_yet",
+            Self::NotPaid { .. } => "not_paid",
+            Self::Mismatch { .. } => "mismatch",
+        })
+    }
+}
+
+impl Decided for crate::WebhookDecision {
+    fn decision(&self) -> Option<&'static str> {
+        Some(match self {
+            Self::Fulfil { .. } => "fulfil",
+            Self::Investigate { .. } => "investigate",
+            Self::Ignore { .. } => "ignore",
+            Self::RetryLater { .. } => "retry_later",
+            Self::Reject { .. } => "reject",
+        })
+    }
+}
+
+impl Decided for crate::Transaction {}
+impl Decided for crate::ChargeResponse {}
+impl<T> Decided for Vec<T> {}
 
 /// The host's tracer: Python's OpenTelemetry bridge (`sika[otel]`), the JVM's, or a Swift
 /// app's own. Its methods must not throw: a tracer that fails must return none.
@@ -170,17 +209,18 @@ impl Traced {
     }
 
     /// Hands the call's end to the host (where the result is taken).
-    pub(crate) fn end<T>(mut self, result: &Result<T>) {
-        self.finish(result.as_ref().err());
+    pub(crate) fn end<T: Decided>(mut self, result: &Result<T>) {
+        self.finish(result.as_ref().err(), result.as_ref().ok().and_then(Decided::decision));
     }
 
-    fn finish(&mut self, error: Option<&SikaError>) {
+    fn finish(&mut self, error: Option<&SikaError>, decision: Option<&str>) {
         self.ended = true;
         let end = || CallEnd {
             id: self.id,
             error_type: error.map(|error| trace::error_kind(error).to_owned()),
             request_id: error.and_then(SikaError::request_id).map(str::to_owned),
             attempts: self.trace.take_attempts(),
+            decision: decision.map(str::to_owned),
         };
         match &self.end_to {
             EndTo::Kept(call) => {
@@ -203,7 +243,7 @@ impl Drop for Traced {
     /// A call dropped before its end (the host cancelled it) ends as `Cancelled`.
     fn drop(&mut self) {
         if !self.ended {
-            self.finish(Some(&SikaError::Cancelled));
+            self.finish(Some(&SikaError::Cancelled), None);
         }
     }
 }

@@ -11,7 +11,8 @@ context (``traceparent``, ``tracestate``) to the service. Each HTTP attempt is a
 ``http.response.status_code``, ``http.request.resend_count`` on retries, ``error.type``), and
 its duration is recorded in the ``http.client.request.duration`` histogram (seconds); retries
 count in ``sika.client.retries``, and each payment decision (a ``PaymentCheck`` or a
-``WebhookDecision``) in ``sika.decisions`` by ``sika.decision`` (``confirmed``, ``not_paid``,
+``WebhookDecision``, as the core names it in the call's end) in ``sika.decisions`` by
+``sika.decision`` (``confirmed``, ``not_paid``,
 ``mismatch``, ``fulfil``, ``retry_later``, ``reject``, ...). No key, phone number or e-mail is
 ever an attribute.
 
@@ -97,19 +98,15 @@ def _start(operation: str) -> tuple[Span, TracedCall] | None:
         return None
 
 
-def _finish(span: Span, operation: str, call_id: int, result: object) -> None:
+def _finish(span: Span, call_id: int) -> None:
     """Records the call's attempts (their spans, durations and retries) and its decision, and
     ends its span."""
-    from ._ffi.sika_ffi_types import PaymentCheck, WebhookDecision, take_ended_call
+    from ._ffi.sika_ffi_types import take_ended_call
 
     try:
         ended = take_ended_call(call_id)
         if ended is not None:
             _record(span, ended)
-        if isinstance(result, (PaymentCheck, WebhookDecision)) and _instruments.decisions is not None:
-            decision = type(result).__name__.rsplit(".", 1)[-1].lower()
-            span.set_attribute("sika.decision", decision)
-            _instruments.decisions.add(1, {"sika.operation": operation, "sika.decision": decision})
     except Exception:  # noqa: BLE001, S110  (a tracer must never fail a payment call)
         pass
     finally:
@@ -122,6 +119,9 @@ def _record(span: Span, ended: EndedCall) -> None:
 
     tracer, duration, retries = _instruments.load()
     call, end = ended.call, ended.end
+    if end.decision is not None and _instruments.decisions is not None:
+        span.set_attribute("sika.decision", end.decision)
+        _instruments.decisions.add(1, {"sika.operation": call.operation, "sika.decision": end.decision})
     if call.reference is not None:
         span.set_attribute("sika.reference", call.reference)
     if end.error_type is not None:
@@ -170,13 +170,11 @@ def _traced_async(operation: str, method: typing.Any) -> typing.Any:
         # Taken by `_first_poll_traced` before the method's coroutine first waits: nothing
         # else runs on this thread in between.
         _pending.call = call
-        result = None
         try:
-            result = await method(self, *args, **kwargs)
-            return result
+            return await method(self, *args, **kwargs)
         finally:
             _pending.call = None
-            _finish(span, operation, call.id, result)
+            _finish(span, call.id)
 
     return traced
 
@@ -193,13 +191,11 @@ def _traced_blocking(operation: str, method: typing.Any) -> typing.Any:
         # The call starts on this thread (its own blocking call, or the first poll of its
         # async twin, ADR 0042) before any other call of this thread.
         trace_next_call(call)
-        result = None
         try:
-            result = method(self, *args, **kwargs)
-            return result
+            return method(self, *args, **kwargs)
         finally:
             trace_next_call(None)
-            _finish(span, operation, call.id, result)
+            _finish(span, call.id)
 
     return traced
 
