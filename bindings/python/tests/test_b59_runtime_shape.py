@@ -3,6 +3,7 @@ rebinds it on import only where it finds the shape it was written for: a generat
 missing or has another shape fails the import, naming the UniFFI version the runtime was written
 for, instead of a half-applied runtime."""
 
+import importlib.util
 import inspect
 import types
 
@@ -22,8 +23,10 @@ def module_of(**names) -> types.ModuleType:
 def test_b59_the_generated_module_holds_no_name_of_sikas_and_the_runtime_rebound_it():
     assert "_uniffi_sika" not in inspect.getsource(ffi)
     assert ffi._uniffi_rust_call_with_error.__module__ == "sika._runtime.calls"
-    # The blocking client's wait (ADR 0042) over asyncio's coalesced wake-ups (ADR 0030).
-    assert ffi._uniffi_rust_call_async.__module__ == "sika._runtime.blocking"
+    # The blocking client's wait (ADR 0042) over asyncio's coalesced wake-ups (ADR 0030); with
+    # OpenTelemetry installed, under the trace bridge's first poll (ADR 0059).
+    traced = importlib.util.find_spec("opentelemetry") is not None
+    assert ffi._uniffi_rust_call_async.__module__ == ("sika._tracing" if traced else "sika._runtime.blocking")
     assert ffi._UniffiFfiConverterString.lower.__module__ == "sika._runtime.calls"
     assert ffi.SikaError.__str__.__module__ == "sika._runtime.errors"
 

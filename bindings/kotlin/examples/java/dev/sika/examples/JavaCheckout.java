@@ -18,6 +18,7 @@ import dev.sika.ExpectedPayment;
 import dev.sika.PaymentCheck;
 import dev.sika.SecretKey;
 import dev.sika.SikaException;
+import dev.sika.SikaExceptions;
 import dev.sika.Transaction;
 import dev.sika.WebhookDecision;
 import java.math.BigDecimal;
@@ -104,8 +105,12 @@ public final class JavaCheckout {
             System.out.println("   RateLimited: retry after " + retryAfter + " s");
         } catch (SikaException.Api e) {
             System.out.println("   Api: HTTP " + e.getHttpStatus() + ", " + e.getServiceMessage());
+            // The id to quote to the provider's support, on every SikaException (null for the
+            // errors no request preceded).
+            System.out.println("   request id: " + SikaExceptions.getRequestId(e));
         } catch (SikaException e) {
             // toString() is `dev.sika.SikaException$Kind: message`; getMessage() the core's text.
+            // The id to quote to the provider's support: null for errors no request preceded.
             System.out.println("   " + e);
         }
     }

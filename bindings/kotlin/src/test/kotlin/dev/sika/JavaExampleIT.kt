@@ -40,6 +40,8 @@ class JavaExampleIT {
         "   Fulfil: ship once, answer HTTP 200",
         "   RateLimited: retry after 30 s",
         "   Api: HTTP 500, ",
+        // The sandbox answers with its own X-Request-Id, which the SDK prefers (ADR 0053).
+        "   request id: req_",
     )
 
     private fun compile(): File {

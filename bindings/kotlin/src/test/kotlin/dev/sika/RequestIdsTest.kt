@@ -20,23 +20,6 @@ import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
 
-/** The request id an error carries (ADR 0053): a field of the variants that follow a request. */
-fun requestIdOf(error: SikaException): String? = when (error) {
-    is SikaException.Unauthorized -> error.requestId
-    is SikaException.InvalidCountryCode -> error.requestId
-    is SikaException.NoProvidersFound -> error.requestId
-    is SikaException.TransactionNotFound -> error.requestId
-    is SikaException.InvalidReference -> error.requestId
-    is SikaException.Api -> error.requestId
-    is SikaException.RateLimited -> error.requestId
-    is SikaException.Timeout -> error.requestId
-    is SikaException.Network -> error.requestId
-    is SikaException.UnexpectedResponse -> error.requestId
-    is SikaException.ChargeOutcomeUnknown -> error.requestId
-    is SikaException.InvalidInput, is SikaException.Cancelled, is SikaException.Configuration,
-    is SikaException.Storage, is SikaException.ClaimLost -> null
-}
-
 /**
  * B200-B206: every request carries `X-Request-Id` (one call id, the attempt's number), and
  * every error that follows a request carries the id to quote to support: the service's, else
@@ -86,7 +69,7 @@ class RequestIdsTest {
         assertEquals(case["attempts"]!!.jsonPrimitive.long.toInt(), requests.size, "$id: $requests")
         val calls = requests.map { parts(it.text("request_id")) }
         assertEquals((1..requests.size).map { calls[0].first to it }, calls, id)
-        val quoted = requestIdOf(error) ?: error("$id: no request id in $error")
+        val quoted = error.requestId ?: error("$id: no request id in $error")
         when (case.text("quote")) {
             "service" -> assertEquals(requests.last().text("answered_request_id"), quoted, id)
             "sika" -> assertEquals(requests.last().text("request_id"), quoted, id)
@@ -108,7 +91,7 @@ class RequestIdsTest {
     fun b205_errors_before_sending_carry_no_request_id() {
         sandbox.reset()
         val invalid = assertThrows<SikaException.InvalidInput> { runBlocking { sandbox.client().use { it.verifyTransaction("") } } }
-        assertNull(requestIdOf(invalid))
+        assertNull(invalid.requestId)
         assertTrue(sandbox.requests().isEmpty())
     }
 }
