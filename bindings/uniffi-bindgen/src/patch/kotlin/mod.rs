@@ -3,6 +3,7 @@
 mod blocking_client;
 mod call_status;
 mod completable_futures;
+mod default_overloads;
 mod error_messages;
 mod java_annotations;
 mod records_as_data;
@@ -20,7 +21,8 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = records_as_data::patch(text)?;
     let text = completable_futures::patch(text)?;
     let text = call_status::patch(text)?;
-    returned_buffers::patch(text)
+    let text = returned_buffers::patch(text)?;
+    default_overloads::patch(text)
 }
 
 /// The Kotlin files Sika writes beside the generated one, from UniFFI's unpatched output.

@@ -30,12 +30,10 @@ public final class JavaCheckout {
     private JavaCheckout() {}
 
     public static void main(String[] args) throws Exception {
-        // ClientConfig(secretKey, baseUrl, timeoutMs, connectTimeoutMs, maxRetries,
-        // bankCacheTtlSeconds, userAgentSuffix, proxy, notFoundGraceMs, maxConnectionsPerHost,
-        // poolIdleTimeoutMs): null keeps a setting's default.
-        ClientConfig config = new ClientConfig(
-                new SecretKey(System.getenv("SIKA_SECRET_KEY")), System.getenv("SIKA_BASE_URL"),
-                10_000L, null, 1, null, null, null, null, null, null);
+        // The key and the base URL; every other setting keeps its default until set.
+        ClientConfig config = new ClientConfig(new SecretKey(System.getenv("SIKA_SECRET_KEY")), System.getenv("SIKA_BASE_URL"));
+        config.setTimeoutMs(10_000L);
+        config.setMaxRetries(1);
         String reference = args.length > 0 ? args[0] : "ORDER-" + System.currentTimeMillis();
         // Both clients are AutoCloseable; share one of each per application.
         try (Client client = new Client(config); BlockingClient blocking = new BlockingClient(config)) {

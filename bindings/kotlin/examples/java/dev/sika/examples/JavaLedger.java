@@ -38,9 +38,10 @@ public final class JavaLedger {
     private JavaLedger() {}
 
     public static void main(String[] args) throws IOException, InterruptedException, ExecutionException, SikaException {
-        ClientConfig config = new ClientConfig(
-                new SecretKey(System.getenv("SIKA_SECRET_KEY")), System.getenv("SIKA_BASE_URL"),
-                10_000L, null, 1, null, null, null, null, null, null);
+        // The key and the base URL; every other setting keeps its default until set.
+        ClientConfig config = new ClientConfig(new SecretKey(System.getenv("SIKA_SECRET_KEY")), System.getenv("SIKA_BASE_URL"));
+        config.setTimeoutMs(10_000L);
+        config.setMaxRetries(1);
         String reference = args.length > 0 ? args[0] : "ORDER-" + System.currentTimeMillis();
         String other = args.length > 1 ? args[1] : reference + "-B";
         ExpectedPayment order = new ExpectedPayment(new BigDecimal("25.50"), "GHS");

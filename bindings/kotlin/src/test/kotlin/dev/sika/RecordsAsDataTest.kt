@@ -259,7 +259,7 @@ class RecordsAsDataTest {
             "EndedCall" to "a traced call's start and end, taken by the Python bridge (ADR 0059)",
         )
         val source = File(System.getProperty("sika.generated.kotlin")).readText()
-        val records = Regex("""\ndata class (\w+) \(""").findAll(source).map { it.groupValues[1] }.toSet()
+        val records = Regex("""\ndata class (\w+) (@JvmOverloads constructor )?\(""").findAll(source).map { it.groupValues[1] }.toSet()
         assertTrue(records.containsAll(notData.keys) && records.size > notData.size, "records found: $records")
         val sampled = samples.map { it.javaClass.simpleName }.toSet()
         for (name in records - notData.keys) {
