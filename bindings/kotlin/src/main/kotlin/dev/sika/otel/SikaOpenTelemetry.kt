@@ -63,6 +63,7 @@ object SikaOpenTelemetry {
 /**
  * The core's [dev.sika.Tracer] through an application's OpenTelemetry. Both methods run on the
  * application's thread (where a call starts, and where its result is taken) and never throw.
+ * Kotlin-internal (its tests construct it), so visible to Java as `ParkingKt` is (java-api.txt).
  */
 internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sika.Tracer {
     private class Instruments(val tracer: OtelTracer, val duration: DoubleHistogram, val retries: LongCounter)
@@ -178,7 +179,7 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
     }
 
     private companion object {
-        const val SCOPE = "sika"
+        val SCOPE: String = "sika"
 
         /** OpenTelemetry's advice for `http.client.request.duration`, in seconds. */
         val DURATION_BUCKETS: List<Double> = listOf(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0)
