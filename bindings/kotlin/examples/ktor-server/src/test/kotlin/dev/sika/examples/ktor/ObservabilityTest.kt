@@ -98,8 +98,12 @@ class ObservabilityTest(private val sandbox: SikaSandbox) {
             )
             assertEquals(200, checked.statusCode(), checked.body())
 
+            // The server span ends after the answer is written: wait for it (a bounded while).
+            val serverSpan = "GET /orders/$reference"
+            val end = System.nanoTime() + Duration.ofSeconds(20).toNanos()
+            while (spans.finishedSpanItems.none { it.name == serverSpan } && System.nanoTime() < end) Thread.sleep(20)
             val finished = spans.finishedSpanItems
-            val request = finished.single { it.kind == SpanKind.SERVER && it.name == "GET /orders/$reference" }
+            val request = finished.single { it.kind == SpanKind.SERVER && it.name == serverSpan }
             val call = finished.single { it.name == "sika.confirm_payment" }
             assertEquals(request.spanId, call.parentSpanId, "Sika's call is the request span's child: $finished")
             assertEquals(request.traceId, call.traceId)
