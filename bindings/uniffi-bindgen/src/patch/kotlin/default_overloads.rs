@@ -36,14 +36,14 @@ mod tests {
         data class Settings (\n    var `key`: kotlin.String\n    , \n    var `timeoutMs`: kotlin.Long? = null \n    \n): Disposable{\n}\n";
 
     #[test]
-    fn only_records_with_a_default_get_jvm_overloads() {
+    fn b186_only_records_with_a_default_get_jvm_overloads() {
         let patched = patch(GENERATED.to_owned()).expect("patched");
         assert!(patched.contains("data class Settings @JvmOverloads constructor (\n"));
         assert!(patched.contains("data class Plain (\n"));
     }
 
     #[test]
-    fn no_record_with_a_default_is_an_error() {
+    fn b186_no_record_with_a_default_is_an_error() {
         let text = GENERATED.replace(" = null", "");
         assert!(patch(text).unwrap_err().contains("no record with a default"));
     }
