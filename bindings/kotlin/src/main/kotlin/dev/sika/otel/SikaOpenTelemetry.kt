@@ -38,7 +38,9 @@ import io.opentelemetry.api.trace.Tracer as OtelTracer
  * `server.address`, `server.port`, `url.template`, `http.response.status_code`,
  * `http.request.resend_count` on retries, `error.type`) and `sika.request_id`. Metrics: each
  * attempt's duration in the histogram `http.client.request.duration` (seconds), each retry in
- * the counter `sika.client.retries`. No key, phone number or e-mail is ever an attribute.
+ * the counter `sika.client.retries`, each payment decision a call returned (`confirmed`,
+ * `not_paid`, `fulfil`, `retry_later`, ...: `sika.decision`, also on the call's span) in the
+ * counter `sika.decisions`. No key, phone number or e-mail is ever an attribute.
  *
  * With no OpenTelemetry SDK configured (or a context that is not valid) a call is not traced
  * and nothing is sent.
@@ -66,7 +68,12 @@ object SikaOpenTelemetry {
  * Kotlin-internal (its tests construct it), so visible to Java as `ParkingKt` is (java-api.txt).
  */
 internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sika.Tracer {
-    private class Instruments(val tracer: OtelTracer, val duration: DoubleHistogram, val retries: LongCounter)
+    private class Instruments(
+        val tracer: OtelTracer,
+        val duration: DoubleHistogram,
+        val retries: LongCounter,
+        val decisions: LongCounter,
+    )
 
     private class OpenCall(val span: Span, val call: CallStart)
 
@@ -83,6 +90,10 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
             meter.counterBuilder("sika.client.retries")
                 .setUnit("{retry}")
                 .setDescription("HTTP requests the SDK sent again (http.request.resend_count > 0).")
+                .build(),
+            meter.counterBuilder("sika.decisions")
+                .setUnit("{decision}")
+                .setDescription("Sika's payment decisions, by kind.")
                 .build(),
         )
     }
@@ -122,6 +133,13 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
         val opened = open.remove(end.id) ?: return
         try {
             recordAttempts(opened, end.attempts)
+            end.decision?.let { decision ->
+                opened.span.setAttribute(SIKA_DECISION, decision)
+                instruments.decisions.add(
+                    1,
+                    Attributes.of(SIKA_OPERATION, opened.call.operation, SIKA_DECISION, decision),
+                )
+            }
             end.errorType?.let { errorType ->
                 opened.span.setAttribute(ERROR_TYPE, errorType)
                 end.requestId?.let { opened.span.setAttribute(SIKA_REQUEST_ID, it) }
@@ -187,6 +205,7 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
         val SIKA_OPERATION: AttributeKey<String> = AttributeKey.stringKey("sika.operation")
         val SIKA_REFERENCE: AttributeKey<String> = AttributeKey.stringKey("sika.reference")
         val SIKA_REQUEST_ID: AttributeKey<String> = AttributeKey.stringKey("sika.request_id")
+        val SIKA_DECISION: AttributeKey<String> = AttributeKey.stringKey("sika.decision")
         val ERROR_TYPE: AttributeKey<String> = AttributeKey.stringKey("error.type")
         val HTTP_REQUEST_METHOD: AttributeKey<String> = AttributeKey.stringKey("http.request.method")
         val HTTP_RESPONSE_STATUS_CODE: AttributeKey<Long> = AttributeKey.longKey("http.response.status_code")

@@ -2,8 +2,11 @@ package dev.sika.otel
 
 import dev.sika.CallEnd
 import dev.sika.CallStart
+import dev.sika.BlockingClient
 import dev.sika.Client
+import dev.sika.ExpectedPayment
 import dev.sika.KEY
+import dev.sika.PaymentCheck
 import dev.sika.Sandbox
 import dev.sika.SikaException
 import dev.sika.charge
@@ -27,6 +30,7 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider
 import io.opentelemetry.sdk.trace.data.SpanData
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor
 import java.io.File
+import java.math.BigDecimal
 import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runBlocking
@@ -234,6 +238,22 @@ class SikaOpenTelemetryTest {
     }
 
     @Test
+    fun testB209ADecisionIsCountedByKindAndNamedOnTheCallsSpan() {
+        seed("B209-DECIDED")
+        val (parent, result) = inAppSpan {
+            BlockingClient(sandbox.config()).use { it.confirmPayment("B209-DECIDED", ExpectedPayment(BigDecimal("100.10"), "GHS")) }
+        }
+        assertTrue(result.getOrThrow() is PaymentCheck.Confirmed)
+        val call = assertCallUnder(parent, "sika.confirm_payment")
+        assertEquals("confirmed", call.attributes.get(AttributeKey.stringKey("sika.decision")))
+        val decisions = metrics.collectAllMetrics().single { it.name == "sika.decisions" }
+        assertEquals(
+            listOf(attributes("sika.operation" to "confirm_payment", "sika.decision" to "confirmed") to 1L),
+            decisions.longSumData.points.map { it.attributes to it.value },
+        )
+    }
+
+    @Test
     fun testB209AFailedCallNamesItsErrorAndRequestIdOnBothSpans() {
         val (parent, result) = inAppSpan {
             sandbox.blockingClient("sk_test_wrong_key_b209").use { it.verifyTransaction("B209-UNAUTHORIZED") }
@@ -324,7 +344,7 @@ class SikaOpenTelemetryTest {
         assertFalse(SikaOpenTelemetry.install(OpenTelemetry.noop()), "a second install is refused")
         val broken = OpenTelemetryTracer { throw IllegalStateException("no OpenTelemetry") }
         assertNull(broken.callStarted(CallStart("verify_transaction", "B209-BROKEN", "127.0.0.1", 1)))
-        broken.callEnded(CallEnd(1, "Timeout", "req-1", emptyList()))
+        broken.callEnded(CallEnd(1, "Timeout", "req-1", emptyList(), null))
         // A span builder that fails after the start: still no exception, the call untraced.
         val failing = OpenTelemetryTracer {
             object : OpenTelemetry by OpenTelemetry.noop() {
