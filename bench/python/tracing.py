@@ -112,6 +112,10 @@ def worker(args: argparse.Namespace) -> None:
         spans = len(exporter.get_finished_spans())
         assert spans == (2 * args.calls if args.setup == "on" else 0), (args.setup, spans)
         exporter.clear()
+    # A reference: one FFI call without I/O (the `python` part's `py_ffi_call`), to scale the
+    # figures below by the machine's load at the time.
+    status = sika.TransactionStatus.PENDING()
+    emit("py_tracing_bridge", f"{NAMES[args.setup]}: reference, TransactionStatus.is_final (one FFI call)", "us/call", per_call_us(lambda: status.is_final(), BRIDGE_CALLS))
     if not wrapped:
         return
 
