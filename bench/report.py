@@ -269,6 +269,21 @@ def python_today(groups) -> float | None:
     return None
 
 
+def python_ffi_reference(groups) -> float | None:
+    """The `python` part's one FFI call (`TransactionStatus.is_final`) in us: this run's, else
+    the one in docs/BENCHMARKS.md."""
+    row = "TransactionStatus.is_final (FFI)"
+    if row in groups.get("py_ffi_call", {}):
+        return statistics.median(groups["py_ffi_call"][row][1])
+    if not os.path.exists("docs/BENCHMARKS.md"):
+        return None
+    table = open("docs/BENCHMARKS.md").read().partition("## Python: one FFI call without I/O")[2]
+    for line in table.splitlines():
+        if line.startswith(f"| {row} |"):
+            return float(line.split("|")[2].split()[0].replace(",", ""))
+    return None
+
+
 def tracing_part(w, meta, groups) -> None:
     w(TRACING_BEGIN)
     w("## What traces cost a Python call (issue 30)")
@@ -303,6 +318,24 @@ def tracing_part(w, meta, groups) -> None:
     targets(out.append, groups, TRACING_TARGETS)
     for line in out[2:]:
         w(line)
+    # The same target on the bridge alone, out of the network's noise: the whole wrapper around
+    # a method without I/O plus the lift of the call's end, sampling off; and that figure scaled
+    # by the load (the reference FFI call of the same processes against the `python` part's).
+    bridge = groups.get("py_tracing_bridge", {})
+    off = "(c) SDK, sampling off (ALWAYS_OFF), no MeterProvider"
+    whole = bridge.get(f"{off}: the whole bridge, the lift aside")
+    lift = bridge.get(f"{off}: lift of the call's end (one attempt)")
+    reference = bridge.get(f"{off}: reference, TransactionStatus.is_final (one FFI call)")
+    if whole is None or lift is None:
+        w("| (c) the bridge alone, no I/O (the whole wrapper + the lift of the call's end) < 5 us | not measured in this run | - |")
+    else:
+        value = statistics.median(whole[1]) + statistics.median(lift[1])
+        scaled = ""
+        quiet = python_ffi_reference(groups)
+        if reference is not None and quiet is not None:
+            factor = quiet / statistics.median(reference[1])
+            scaled = f"; {fmt(value * factor)} us scaled by the load (one FFI call: {fmt(statistics.median(reference[1]))} us here, {fmt(quiet)} us in the `python` part)"
+        w(f"| (c) the bridge alone, no I/O (the whole wrapper + the lift of the call's end) < 5 us | {fmt(value)} us/call{scaled} | {'yes' if value <= 5 else '**no**'} |")
     w("")
     tables(w, meta, groups, TRACING_GROUPS, level="###")
     if os.path.exists("bench/analysis-tracing.md"):
