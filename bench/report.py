@@ -1,12 +1,13 @@
 """Writes docs/BENCHMARKS.md from the RESULT lines of a scripts/bench run.
 
     report.py META_JSON RESULTS_TSV... > docs/BENCHMARKS.md
-    report.py --part ledger META_JSON RESULTS_TSV... > PART   (the ledger's part alone)
-    report.py --splice docs/BENCHMARKS.md PART                 (PART put in the doc in place)
+    report.py --part ledger|tracing META_JSON RESULTS_TSV... > PART   (one part alone)
+    report.py --splice docs/BENCHMARKS.md PART                         (PART put in the doc in place)
 
-The ledger's part (issue 28) sits between `LEDGER_BEGIN` and `LEDGER_END` in the doc, with its
-own run line, so `scripts/bench --only ledger` replaces it and leaves every other figure (from
-an earlier run) as it was.
+The ledger's part (issue 28) sits between `LEDGER_BEGIN` and `LEDGER_END` in the doc, and the
+traces' cost (issue 30) between `TRACING_BEGIN` and `TRACING_END`, each with its own run line,
+so `scripts/bench --only ledger` (or `--only tracing`) replaces that part and leaves every other
+figure (from an earlier run) as it was.
 
 A RESULT line is `RESULT<TAB>group<TAB>contender<TAB>unit<TAB>value`; each group is one
 interleaved comparison. The ratio of a row is always "how many times better the SDK is":
@@ -73,6 +74,19 @@ LEDGER_TARGETS = [
 ]
 LEDGER_BEGIN = "<!-- ledger: written by scripts/bench (ledger part); do not edit by hand -->"
 LEDGER_END = "<!-- /ledger -->"
+
+# The traces' cost (bench/python/tracing.py, issue 30): rendered in their own part.
+TRACING_GROUPS = {
+    "py_tracing_verify": ("verify_transaction per call, one process per setup", None),
+    "py_tracing_added": ("Added to a call, against (a) in the same round", None),
+    "py_tracing_bridge": ("The bridge alone, no I/O (its steps timed directly)", None),
+}
+TRACING_TARGETS = [
+    ("(c) - (a) < 5 us: OpenTelemetry with sampling off, per call", "py_tracing_added", None, "(c) - (a)", "max", 5),
+]
+TRACING_BEGIN = "<!-- tracing: written by scripts/bench (tracing part); do not edit by hand -->"
+TRACING_END = "<!-- /tracing -->"
+PARTS = {"ledger": (LEDGER_BEGIN, LEDGER_END), "tracing": (TRACING_BEGIN, TRACING_END)}
 
 
 def load(paths: list[str]) -> dict[str, dict[str, tuple[str, list[float]]]]:
@@ -151,6 +165,9 @@ def main() -> None:
     tables(w, meta, groups, GROUPS)
     if any(group in groups for group in LEDGER_GROUPS):
         ledger_part(w, meta, groups)
+        w("")
+    if any(group in groups for group in TRACING_GROUPS):
+        tracing_part(w, meta, groups)
         w("")
     for section in meta.get("sections", []):
         w(section)
@@ -238,13 +255,103 @@ def ledger_part(w, meta, groups) -> None:
     w(LEDGER_END)
 
 
+def python_today(groups) -> float | None:
+    """The `python` part's BlockingClient figure in us per call: this run's, else the one in
+    docs/BENCHMARKS.md (the last full run's)."""
+    if "sika.BlockingClient" in groups.get("py_verify_sequential", {}):
+        return 1e6 / statistics.median(groups["py_verify_sequential"]["sika.BlockingClient"][1])
+    if not os.path.exists("docs/BENCHMARKS.md"):
+        return None
+    table = open("docs/BENCHMARKS.md").read().partition("## Python: sequential verify_transaction")[2]
+    for line in table.splitlines():
+        if line.startswith("| sika.BlockingClient |") and "calls/s" in line:
+            return 1e6 / float(line.split("|")[2].split()[0].replace(",", ""))
+    return None
+
+
+def python_ffi_reference(groups) -> float | None:
+    """The `python` part's one FFI call (`TransactionStatus.is_final`) in us: this run's, else
+    the one in docs/BENCHMARKS.md."""
+    row = "TransactionStatus.is_final (FFI)"
+    if row in groups.get("py_ffi_call", {}):
+        return statistics.median(groups["py_ffi_call"][row][1])
+    if not os.path.exists("docs/BENCHMARKS.md"):
+        return None
+    table = open("docs/BENCHMARKS.md").read().partition("## Python: one FFI call without I/O")[2]
+    for line in table.splitlines():
+        if line.startswith(f"| {row} |"):
+            return float(line.split("|")[2].split()[0].replace(",", ""))
+    return None
+
+
+def tracing_part(w, meta, groups) -> None:
+    w(TRACING_BEGIN)
+    w("## What traces cost a Python call (issue 30)")
+    w("")
+    w("Its own run (`scripts/bench --only tracing` replaces this part alone):")
+    w("")
+    w(f"- date: {meta['date']}")
+    w(f"- mode: {meta['mode']} ({meta['rounds']} interleaved rounds; {meta.get('tracing_calls', '?')} calls per setup per round)")
+    w(f"- CPU: {meta['machine']['CPU']}; {meta['machine']['Python']}; opentelemetry-api and -sdk 1.45.2")
+    w("")
+    w("`bench/python/tracing.py`: `BlockingClient.verify_transaction` against the release sandbox,")
+    w("each setup in its own interpreter (OpenTelemetry's providers are set once per process), the")
+    w("setups interleaved in every round: (a) `opentelemetry` not importable (nothing wrapped, as")
+    w("without `sika[otel]`), (a') the same again (A/A: the noise), (b) the API, no SDK, (c) an SDK")
+    w("`TracerProvider` with the `ALWAYS_OFF` sampler and no `MeterProvider`, (d) sampling on, spans")
+    w("exported in memory. The differences are taken per round, against (a) of the same round. The")
+    w("bridge's own steps are then timed with no I/O, on a real call's end (one attempt).")
+    w("")
+    w("| target | measured | met |")
+    w("|---|---|---|")
+    today = python_today(groups)
+    absent = groups.get("py_tracing_verify", {}).get("(a) OpenTelemetry absent")
+    if today is None or absent is None:
+        w("| (a) within noise of today (the `python` part's BlockingClient) | not measured in this run | - |")
+    else:
+        low, high = min(absent[1]), max(absent[1])
+        median = statistics.median(absent[1])
+        within = low <= today <= high
+        w(f"| (a) within noise of today (the `python` part's BlockingClient: {fmt(today)} us/call) "
+          f"| {fmt(median)} us/call, rounds {fmt(low)}-{fmt(high)} | {'yes' if within else '**no**'} |")
+    out: list[str] = []
+    targets(out.append, groups, TRACING_TARGETS)
+    for line in out[2:]:
+        w(line)
+    # The same target on the bridge alone, out of the network's noise: the whole wrapper around
+    # a method without I/O plus the lift of the call's end, sampling off; and that figure scaled
+    # by the load (the reference FFI call of the same processes against the `python` part's).
+    bridge = groups.get("py_tracing_bridge", {})
+    off = "(c) SDK, sampling off (ALWAYS_OFF), no MeterProvider"
+    whole = bridge.get(f"{off}: the whole bridge, the lift aside")
+    lift = bridge.get(f"{off}: lift of the call's end (one attempt)")
+    reference = bridge.get(f"{off}: reference, TransactionStatus.is_final (one FFI call)")
+    if whole is None or lift is None:
+        w("| (c) the bridge alone, no I/O (the whole wrapper + the lift of the call's end) < 5 us | not measured in this run | - |")
+    else:
+        value = statistics.median(whole[1]) + statistics.median(lift[1])
+        scaled = ""
+        quiet = python_ffi_reference(groups)
+        if reference is not None and quiet is not None:
+            factor = quiet / statistics.median(reference[1])
+            scaled = f"; {fmt(value * factor)} us scaled by the load (one FFI call: {fmt(statistics.median(reference[1]))} us here, {fmt(quiet)} us in the `python` part)"
+        w(f"| (c) the bridge alone, no I/O (the whole wrapper + the lift of the call's end) < 5 us | {fmt(value)} us/call{scaled} | {'yes' if value <= 5 else '**no**'} |")
+    w("")
+    tables(w, meta, groups, TRACING_GROUPS, level="###")
+    if os.path.exists("bench/analysis-tracing.md"):
+        w(open("bench/analysis-tracing.md").read().strip())
+        w("")
+    w(TRACING_END)
+
+
 def splice(doc_path: str, part_path: str) -> None:
     """Puts the part in the doc: in place of the old one, else before the hand-written analysis."""
     doc = open(doc_path).read()
     part = open(part_path).read().strip("\n")
-    if LEDGER_BEGIN in doc and LEDGER_END in doc:
-        before, rest = doc.split(LEDGER_BEGIN, 1)
-        after = rest.split(LEDGER_END, 1)[1]
+    begin, end = next((begin, end) for begin, end in PARTS.values() if part.startswith(begin))
+    if begin in doc and end in doc:
+        before, rest = doc.split(begin, 1)
+        after = rest.split(end, 1)[1]
         doc = before + part + after
     else:
         analysis = open("bench/analysis.md").read().strip().splitlines()[0] if os.path.exists("bench/analysis.md") else None
@@ -260,13 +367,13 @@ def main_part() -> None:
     meta = json.load(open(sys.argv[3]))
     groups = load(sys.argv[4:])
     out: list[str] = []
-    ledger_part(out.append, meta, groups)
+    {"ledger": ledger_part, "tracing": tracing_part}[sys.argv[2]](out.append, meta, groups)
     print("\n".join(out))
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--part"]:
-        assert sys.argv[2] == "ledger", "the only part is `ledger`"
+        assert sys.argv[2] in PARTS, "the parts are `ledger` and `tracing`"
         main_part()
     elif sys.argv[1:2] == ["--splice"]:
         splice(sys.argv[2], sys.argv[3])

@@ -10,6 +10,7 @@ phone number or e-mail is in any span or metric. Without an OpenTelemetry SDK no
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -202,6 +203,39 @@ def points_of(spans, name: str) -> list:
         if metric.name == name
         for point in metric.data.data_points
     ]
+
+
+def test_b208_an_unsampled_call_still_sends_its_context_and_records_its_metrics(spans, sandbox):
+    # Sampling off: the call's span records nothing (no span is exported), but the call still
+    # carries its unsampled W3C context (the sampled flag off) to the service, and its attempts' durations
+    # and retries are still in the metrics (ADR 0059: the bridge's cheaper path changes neither).
+    sandbox.seed_transaction(transaction_object("B208-UNSAMPLED", "successful", "100.10"))
+    sandbox.fault("/transaction/verify", "status", count=1, status=503)
+    sandbox.clear_requests()
+
+    def counts() -> tuple[int, int]:
+        failed = [
+            p.count
+            for p in points_of(spans, "http.client.request.duration")
+            if p.attributes.get("http.response.status_code") == 503
+        ]
+        retried = [p.value for p in points_of(spans, "sika.client.retries") if p.attributes["sika.operation"] == "verify_transaction"]
+        return sum(failed), sum(retried)
+
+    before = counts()
+    spans.switch.on = False
+    try:
+        transaction = sandbox.blocking_client(max_retries=2).verify_transaction("B208-UNSAMPLED")
+    finally:
+        spans.switch.on = True
+    assert transaction.tx_ref == "B208-UNSAMPLED"
+    assert spans.finished() == {}
+    sent = [entry["traceparent"] for entry in sandbox.requests()]
+    assert len(sent) == 2 and sent[0] == sent[1], sent
+    assert re.fullmatch(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}", sent[0]), sent
+    assert int(sent[0][-2:], 16) & 1 == 0, sent  # the sampled flag is off
+    after = counts()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1), (before, after)
 
 
 def test_b208_retries_and_decisions_are_counted(spans, sandbox):

@@ -24,6 +24,12 @@ the call that this thread starts next (an async call: at its first poll, wrapped
 blocking call: at once), and the call's start and end, with its attempts and the times the core
 measured, are taken back with `take_ended_call` once the call returned, failed or was cancelled.
 With no OpenTelemetry SDK configured the call's span is invalid and the call is not traced.
+
+The per-call path is kept short (`scripts/bench --only tracing`, ADR 0059's "Cost"): the
+tracer, instruments and OpenTelemetry's names are loaded once; with no SDK's tracer provider
+no span is started at all; the thread's pending span is forgotten only when no call took it;
+a span that does not record (sampling off) gets no attributes and no attempt spans, while the
+metrics are recorded as before (a `MeterProvider` counts every call, sampled or not).
 """
 
 from __future__ import annotations
@@ -36,11 +42,13 @@ import threading
 import types
 import typing
 
+from ._ffi.sika_ffi_types import TracedCall, take_ended_call, trace_next_call
+
 if typing.TYPE_CHECKING:
     from opentelemetry.metrics import Counter, Histogram
     from opentelemetry.trace import Span, Tracer
 
-    from ._ffi.sika_ffi_types import EndedCall, TracedCall
+    from ._ffi.sika_ffi_types import EndedCall
 
 _SCOPE = "sika"
 
@@ -54,10 +62,22 @@ class _Instruments:
         self.duration: Histogram | None = None
         self.retries: Counter | None = None
         self.decisions: Counter | None = None
+        # OpenTelemetry's names the per-call path uses, imported once.
+        self.trace: typing.Any = None
+        self.no_sdk: tuple[type, ...] = ()
+        self.client_kind: typing.Any = None
+        self.error_status: typing.Any = None
 
     def load(self) -> tuple[Tracer, Histogram, Counter]:
         if self.tracer is None or self.duration is None or self.retries is None:
             from opentelemetry import metrics, trace
+            from opentelemetry.trace import SpanKind, Status, StatusCode
+
+            self.trace = trace
+            # The API's own providers: no SDK configured, every span invalid, nothing traced.
+            self.no_sdk = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+            self.client_kind = SpanKind.CLIENT
+            self.error_status = Status(StatusCode.ERROR)
 
             meter = metrics.get_meter(_SCOPE)
             self.duration = meter.create_histogram(
@@ -82,54 +102,59 @@ _pending = threading.local()
 def _start(operation: str) -> tuple[Span, TracedCall] | None:
     """The call's span, a child of the current context, and what the core sends for it; none
     when it is not traced (no SDK, or OpenTelemetry failed: a tracer never fails a payment)."""
-    from ._ffi.sika_ffi_types import TracedCall
-
     try:
-        tracer, _, _ = _instruments.load()
+        tracer = _instruments.tracer or _instruments.load()[0]
+        # No SDK: the API's tracers start only invalid spans; none is started.
+        if isinstance(_instruments.trace.get_tracer_provider(), _instruments.no_sdk):
+            return None
         span = tracer.start_span(f"sika.{operation}", attributes={"sika.operation": operation})
         context = span.get_span_context()
         if not context.is_valid:
             span.end()
             return None
         traceparent = f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
-        state = context.trace_state.to_header() or None
-        return span, TracedCall(id=_next_id(), traceparent=traceparent, tracestate=state)
+        state = context.trace_state.to_header() if context.trace_state else None
+        return span, TracedCall(id=_next_id(), traceparent=traceparent, tracestate=state or None)
     except Exception:  # noqa: BLE001  (a tracer must never fail a payment call)
         return None
 
 
-def _finish(span: Span, call_id: int) -> None:
+def _finish(span: Span, call_id: int) -> bool:
     """Records the call's attempts (their spans, durations and retries) and its decision, and
-    ends its span."""
-    from ._ffi.sika_ffi_types import take_ended_call
-
+    ends its span. True when a call took the span (its end was there to take)."""
+    taken = False
     try:
         ended = take_ended_call(call_id)
         if ended is not None:
+            taken = True
             _record(span, ended)
     except Exception:  # noqa: BLE001, S110  (a tracer must never fail a payment call)
         pass
     finally:
         span.end()
+    return taken
 
 
 def _record(span: Span, ended: EndedCall) -> None:
-    from opentelemetry import trace
-    from opentelemetry.trace import SpanKind, Status, StatusCode
-
     tracer, duration, retries = _instruments.load()
     call, end = ended.call, ended.end
+    # A span that does not record (sampling off) keeps no attribute and has no attempt spans;
+    # the metrics are recorded either way.
+    recording = span.is_recording()
     if end.decision is not None and _instruments.decisions is not None:
-        span.set_attribute("sika.decision", end.decision)
+        if recording:
+            span.set_attribute("sika.decision", end.decision)
         _instruments.decisions.add(1, {"sika.operation": call.operation, "sika.decision": end.decision})
-    if call.reference is not None:
-        span.set_attribute("sika.reference", call.reference)
-    if end.error_type is not None:
-        span.set_attribute("error.type", end.error_type)
-        if end.request_id is not None:
-            span.set_attribute("sika.request_id", end.request_id)
-        span.set_status(Status(StatusCode.ERROR))
-    parent = trace.set_span_in_context(span)
+    parent = None
+    if recording:
+        if call.reference is not None:
+            span.set_attribute("sika.reference", call.reference)
+        if end.error_type is not None:
+            span.set_attribute("error.type", end.error_type)
+            if end.request_id is not None:
+                span.set_attribute("sika.request_id", end.request_id)
+            span.set_status(_instruments.error_status)
+        parent = _instruments.trace.set_span_in_context(span)
     for attempt in end.attempts:
         attributes: dict[str, str | int] = {
             "http.request.method": attempt.method,
@@ -145,18 +170,18 @@ def _record(span: Span, ended: EndedCall) -> None:
         if attempt.resend_count:
             retries.add(1, {"sika.operation": call.operation})
             attributes["http.request.resend_count"] = attempt.resend_count
-        if not span.is_recording():
+        if not recording:
             continue
         child = tracer.start_span(
             f"{attempt.method} {attempt.url_template}",
             context=parent,
-            kind=SpanKind.CLIENT,
+            kind=_instruments.client_kind,
             attributes=attributes,
             start_time=attempt.started_at_unix_nanos,
         )
         child.set_attribute("sika.request_id", attempt.request_id)
         if attempt.error_type is not None:
-            child.set_status(Status(StatusCode.ERROR))
+            child.set_status(_instruments.error_status)
         child.end(end_time=attempt.ended_at_unix_nanos)
 
 
@@ -180,8 +205,6 @@ def _traced_async(operation: str, method: typing.Any) -> typing.Any:
 
 
 def _traced_blocking(operation: str, method: typing.Any) -> typing.Any:
-    from ._ffi.sika_ffi_types import trace_next_call
-
     @functools.wraps(method)
     def traced(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
         started = _start(operation)
@@ -194,16 +217,15 @@ def _traced_blocking(operation: str, method: typing.Any) -> typing.Any:
         try:
             return method(self, *args, **kwargs)
         finally:
-            trace_next_call(None)
-            _finish(span, call.id)
+            # A call that took the span left nothing pending; else it is forgotten here.
+            if not _finish(span, call.id):
+                trace_next_call(None)
 
     return traced
 
 
 def _first_poll_traced(poll: typing.Any, call: TracedCall) -> typing.Any:
     """`poll`, whose first call starts the call traced as `call`."""
-    from ._ffi.sika_ffi_types import trace_next_call
-
     first = [True]
 
     def traced_poll(*args: typing.Any) -> typing.Any:
