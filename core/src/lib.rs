@@ -88,7 +88,7 @@ pub use scrub::{MAX_LOG_MESSAGE_CHARS, MAX_TEXT_CHARS};
 pub use secret::{SecretKey, SecretUrl};
 pub use status::{MerchantAction, PaymentType, TransactionStatus};
 pub use timestamp::{Timestamp, parse_timestamp};
-pub use trace::AttemptSpan;
+pub use trace::{AttemptSpan, with_trace_context};
 pub use transport::MAX_RESPONSE_BYTES;
 pub use validation::MAX_REFERENCE_CHARS;
 

@@ -43,7 +43,9 @@ pub struct AttemptSpan {
 pub(crate) struct CallTrace {
     traceparent: Option<String>,
     tracestate: Option<String>,
-    attempts: Mutex<Vec<AttemptSpan>>,
+    /// Kept for the host's tracer; none for a Rust caller's context (`with_trace_context`),
+    /// whose attempts are `tracing` spans already and which may cover any number of calls.
+    attempts: Option<Mutex<Vec<AttemptSpan>>>,
 }
 
 tokio::task_local! {
@@ -51,9 +53,18 @@ tokio::task_local! {
 }
 
 impl CallTrace {
-    #[cfg(feature = "uniffi")]
-    pub(crate) fn new(traceparent: Option<String>, tracestate: Option<String>) -> Arc<Self> {
-        Arc::new(Self { traceparent, tracestate, attempts: Mutex::default() })
+    /// A call's trace with the host's W3C context: a `traceparent` the service could not read is
+    /// not sent (nor its `tracestate`), and neither is a `tracestate` that is not printable ASCII.
+    /// `keep_attempts`: whether its attempts are recorded for the host's tracer.
+    pub(crate) fn checked(traceparent: String, tracestate: Option<String>, keep_attempts: bool) -> Arc<Self> {
+        let traceparent = is_traceparent(&traceparent).then_some(traceparent);
+        let tracestate = tracestate.filter(|state| is_tracestate(state));
+        Arc::new(Self { traceparent, tracestate, attempts: keep_attempts.then(Mutex::default) })
+    }
+
+    /// Whether the call's attempts are recorded (`record`).
+    pub(crate) fn keeps_attempts(&self) -> bool {
+        self.attempts.is_some()
     }
 
     /// The W3C headers every attempt of the call sends (`tracestate` only with a
@@ -67,13 +78,18 @@ impl CallTrace {
     }
 
     pub(crate) fn record(&self, attempt: AttemptSpan) {
-        self.attempts.lock().unwrap_or_else(PoisonError::into_inner).push(attempt);
+        if let Some(attempts) = &self.attempts {
+            attempts.lock().unwrap_or_else(PoisonError::into_inner).push(attempt);
+        }
     }
 
     /// The attempts recorded so far, in the order they ended.
     #[cfg(feature = "uniffi")]
     pub(crate) fn take_attempts(&self) -> Vec<AttemptSpan> {
-        std::mem::take(&mut *self.attempts.lock().unwrap_or_else(PoisonError::into_inner))
+        self.attempts
+            .as_ref()
+            .map(|attempts| std::mem::take(&mut *attempts.lock().unwrap_or_else(PoisonError::into_inner)))
+            .unwrap_or_default()
     }
 }
 
@@ -83,6 +99,16 @@ pub(crate) fn current() -> Option<Arc<CallTrace>> {
     CURRENT.try_with(Arc::clone).ok()
 }
 
+/// Runs `call` so that the requests of the client calls it makes carry the W3C trace context
+/// `traceparent` (and `tracestate`): a Rust service's current OpenTelemetry context, injected
+/// with its propagator (`tracing-opentelemetry`'s `Span::context()`, say), so the service's side
+/// joins the caller's trace (issue 30, ADR 0060). A `traceparent` that is not W3C's version 00
+/// format, or a `tracestate` with anything but printable ASCII, is not sent. Async calls only:
+/// a `BlockingClient` call runs on the client's own runtime.
+pub async fn with_trace_context<T>(traceparent: &str, tracestate: Option<&str>, call: impl Future<Output = T>) -> T {
+    CURRENT.scope(CallTrace::checked(traceparent.to_owned(), tracestate.map(str::to_owned), false), call).await
+}
+
 /// Runs `call` with `trace` as its current trace (none: untraced, as before).
 #[cfg(feature = "uniffi")]
 pub(crate) async fn scoped<T>(trace: Option<Arc<CallTrace>>, call: impl Future<Output = T>) -> T {
@@ -90,6 +116,23 @@ pub(crate) async fn scoped<T>(trace: Option<Arc<CallTrace>>, call: impl Future<O
         Some(trace) => CURRENT.scope(trace, call).await,
         None => call.await,
     }
+}
+
+/// W3C `traceparent`, version 00: `00-` 32 lowercase hex (not all zero) `-` 16 (not all zero)
+/// `-` 2.
+fn is_traceparent(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    let hex = |part: &str, len: usize| {
+        part.len() == len && part.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    matches!(parts.as_slice(), [version, trace, span, flags]
+        if *version == "00" && hex(trace, 32) && hex(span, 16) && hex(flags, 2)
+            && trace.bytes().any(|b| b != b'0') && span.bytes().any(|b| b != b'0'))
+}
+
+/// W3C `tracestate`: printable ASCII, at most 512 characters.
+fn is_tracestate(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 512 && text.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// Now, in nanoseconds since the Unix epoch (what OpenTelemetry's timestamps are).
@@ -153,5 +196,22 @@ mod tests {
         assert_eq!(error_type(Some(503), None).as_deref(), Some("503"));
         assert_eq!(error_type(Some(200), None), None);
         assert_eq!(error_type(None, Some(&SikaError::Timeout { request_id: None })).as_deref(), Some("Timeout"));
+    }
+
+    #[test]
+    fn b208_only_a_w3c_traceparent_is_sent() {
+        assert!(is_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+        for bad in [
+            "",
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\nx: y",
+        ] {
+            assert!(!is_traceparent(bad), "{bad:?}");
+        }
+        assert!(is_tracestate("vendor=abc,other=1"));
+        assert!(!is_tracestate("a=\u{7f}") && !is_tracestate(&"a".repeat(513)) && !is_tracestate(""));
     }
 }

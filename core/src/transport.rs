@@ -250,7 +250,7 @@ impl Transport {
                 request = request.header(name, value);
             }
         }
-        let traced_since = ids.trace().map(|_| crate::trace::unix_nanos());
+        let traced_since = ids.trace().filter(|trace| trace.keeps_attempts()).map(|_| crate::trace::unix_nanos());
         let mut answered_id = None;
         if let Some(body) = body {
             request = request.header(CONTENT_TYPE, "application/json").body(body);

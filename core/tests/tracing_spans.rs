@@ -141,3 +141,30 @@ fn b185_a_failed_call_names_its_error_and_request_id_and_no_secret_is_a_field() 
         assert!(!text.contains(secret), "{secret} in {text}");
     }
 }
+
+/// B187: a Rust service's own W3C context (`with_trace_context`) reaches the service with every
+/// request of the calls made inside it, and only those; a malformed one is not sent.
+#[test]
+fn b187_a_rust_callers_trace_context_is_sent_with_the_calls_inside_it() {
+    let sandbox = Sandbox::start();
+    sandbox.seed_transaction(&transaction_object("B187-1", "successful", "100.10"));
+    sandbox.fault("/transaction/verify", "status", 1, json!({ "status": 503 }));
+    let client = sika_core::Client::new(sandbox.config()).expect("client");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    runtime.block_on(async {
+        sika_core::with_trace_context(parent, Some("shop=1"), async {
+            client.verify_transaction("B187-1").await.expect("verified");
+        })
+        .await;
+        client.verify_transaction("B187-1").await.expect("verified");
+        sika_core::with_trace_context("00-not-a-context\r\nx: 1", Some("shop=1"), client.verify_transaction("B187-1"))
+            .await
+            .expect("verified");
+    });
+    let sent: Vec<(serde_json::Value, serde_json::Value)> =
+        sandbox.requests().iter().map(|r| (r["traceparent"].clone(), r["tracestate"].clone())).collect();
+    let with = (json!(parent), json!("shop=1"));
+    let without = (serde_json::Value::Null, serde_json::Value::Null);
+    assert_eq!(sent, vec![with.clone(), with, without.clone(), without]);
+}

@@ -198,9 +198,12 @@ pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &reqwest
         None => (TRACER.get()?.call_started(call)?, EndTo::Tracer),
     };
     // A context the service could not read is not sent; the span is still ended.
-    let traceparent = is_traceparent(&traced.traceparent).then_some(traced.traceparent);
-    let tracestate = traced.tracestate.filter(|state| is_tracestate(state));
-    Some(Traced { id: traced.id, trace: CallTrace::new(traceparent, tracestate), end_to, ended: false })
+    Some(Traced {
+        id: traced.id,
+        trace: CallTrace::checked(traced.traceparent, traced.tracestate, true),
+        end_to,
+        ended: false,
+    })
 }
 
 impl Traced {
@@ -245,44 +248,5 @@ impl Drop for Traced {
         if !self.ended {
             self.finish(Some(&SikaError::Cancelled), None);
         }
-    }
-}
-
-/// W3C `traceparent`, version 00: `00-` 32 lowercase hex (not all zero) `-` 16 (not all zero)
-/// `-` 2.
-fn is_traceparent(text: &str) -> bool {
-    let parts: Vec<&str> = text.split('-').collect();
-    let hex = |part: &str, len: usize| {
-        part.len() == len && part.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    };
-    matches!(parts.as_slice(), [version, trace, span, flags]
-        if *version == "00" && hex(trace, 32) && hex(span, 16) && hex(flags, 2)
-            && trace.bytes().any(|b| b != b'0') && span.bytes().any(|b| b != b'0'))
-}
-
-/// W3C `tracestate`: printable ASCII, at most 512 characters.
-fn is_tracestate(text: &str) -> bool {
-    !text.is_empty() && text.len() <= 512 && text.bytes().all(|b| (0x20..0x7f).contains(&b))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn b208_only_a_w3c_traceparent_is_sent() {
-        assert!(is_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
-        for bad in [
-            "",
-            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
-            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\nx: y",
-        ] {
-            assert!(!is_traceparent(bad), "{bad:?}");
-        }
-        assert!(is_tracestate("vendor=abc,other=1"));
-        assert!(!is_tracestate("a=\u{7f}") && !is_tracestate(&"a".repeat(513)) && !is_tracestate(""));
     }
 }
