@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::runtime;
 use crate::error::{Result, SikaError};
+use crate::process::PerProcess;
 use crate::trace::{self, AttemptSpan, CallTrace};
 
 /// A call as it starts: the span's name is `sika.<operation>`.
@@ -129,8 +130,10 @@ thread_local! {
 }
 
 /// The ends of calls traced by the host itself, until it takes them. Bounded: a host that never
-/// takes its ends loses the newest ones, never memory.
-static ENDED: Mutex<Option<HashMap<i64, EndedCall>>> = Mutex::new(None);
+/// takes its ends loses the newest ones, never memory. Per process (ADR 0013): a child forked
+/// while a parent thread held the map's lock (a call ending there) keeps its own ends in a map
+/// of its own, and never waits for that lock.
+static ENDED: PerProcess<Mutex<HashMap<i64, EndedCall>>> = PerProcess::empty();
 const MAX_ENDED: usize = 4096;
 
 /// Whether any call was traced with `trace_next_call`: until then a call reads no thread-local.
@@ -160,7 +163,16 @@ pub fn trace_next_call(call: Option<TracedCall>) {
 /// failed, or was cancelled); `None` before that, or when no call took that span.
 #[uniffi::export]
 pub fn take_ended_call(id: i64) -> Option<EndedCall> {
-    ENDED.lock().unwrap_or_else(PoisonError::into_inner).as_mut()?.remove(&id)
+    ENDED.current()?.lock().unwrap_or_else(PoisonError::into_inner).remove(&id)
+}
+
+/// Keeps `ended` for `take_ended_call`, unless the map is full.
+fn keep_ended(id: i64, ended: impl FnOnce() -> EndedCall) {
+    let Ok(map) = ENDED.get(|| Ok(Mutex::new(HashMap::new()))) else { return };
+    let mut map = map.lock().unwrap_or_else(PoisonError::into_inner);
+    if map.len() < MAX_ENDED {
+        map.insert(id, ended());
+    }
 }
 
 /// Where a traced call's end goes.
@@ -184,9 +196,8 @@ pub(crate) struct Traced {
 pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &reqwest::Url) -> Option<Traced> {
     let next =
         if NEXT_CALL_USED.load(Ordering::Relaxed) { NEXT_CALL.with(|next| next.borrow_mut().take()) } else { None };
-    if next.is_none() {
-        TRACER.get()?;
-    }
+    // Nothing to trace: the call builds no `CallStart`.
+    let tracer = if next.is_none() { Some(TRACER.get()?) } else { None };
     let call = CallStart {
         operation: operation.to_owned(),
         reference: reference.map(str::to_owned),
@@ -195,7 +206,7 @@ pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &reqwest
     };
     let (traced, end_to) = match next {
         Some(traced) => (traced, EndTo::Kept(call)),
-        None => (TRACER.get()?.call_started(call)?, EndTo::Tracer),
+        None => (tracer?.call_started(call)?, EndTo::Tracer),
     };
     // A context the service could not read is not sent; the span is still ended.
     Some(Traced {
@@ -226,13 +237,7 @@ impl Traced {
             decision: decision.map(str::to_owned),
         };
         match &self.end_to {
-            EndTo::Kept(call) => {
-                let mut ended = ENDED.lock().unwrap_or_else(PoisonError::into_inner);
-                let ended = ended.get_or_insert_with(HashMap::new);
-                if ended.len() < MAX_ENDED {
-                    ended.insert(self.id, EndedCall { call: call.clone(), end: end() });
-                }
-            }
+            EndTo::Kept(call) => keep_ended(self.id, || EndedCall { call: call.clone(), end: end() }),
             EndTo::Tracer => {
                 // An exiting Python host can no longer take callbacks (ADR 0013).
                 let Some(tracer) = TRACER.get().filter(|_| !runtime::host_is_exiting()) else { return };
@@ -248,5 +253,57 @@ impl Drop for Traced {
         if !self.ended {
             self.finish(Some(&SikaError::Cancelled), None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    fn ended(id: i64) -> EndedCall {
+        let call = CallStart {
+            operation: "verify_transaction".to_owned(),
+            reference: None,
+            server_address: "127.0.0.1".to_owned(),
+            server_port: 1,
+        };
+        let end = CallEnd { id, error_type: None, request_id: None, attempts: Vec::new(), decision: None };
+        EndedCall { call, end }
+    }
+
+    #[test]
+    fn b188_a_child_forked_while_a_call_end_is_kept_takes_its_own_ends() {
+        keep_ended(1, || ended(1));
+        // A parent thread keeping a call's end at the fork holds the map's lock.
+        let map = ENDED.current().expect("this process's map");
+        let held = map.lock().unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: the child only keeps and takes an end (allocation is fork-safe in glibc), then
+        // leaves with `_exit`, running no destructor of the parent's state.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0, "fork failed");
+        if child == 0 {
+            keep_ended(2, || ended(2));
+            let own = take_ended_call(2).is_some_and(|taken| taken.end.id == 2);
+            let inherited = take_ended_call(1);
+            // SAFETY: ends the child at once, as above.
+            unsafe { libc::_exit(if own && inherited.is_none() { 0 } else { 1 }) }
+        }
+        drop(held);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut status = 0;
+        // SAFETY: waits for the child forked above, without blocking.
+        while unsafe { libc::waitpid(child, &mut status, libc::WNOHANG) } == 0 {
+            if Instant::now() > deadline {
+                // SAFETY: the child forked above, hung on its parent's lock.
+                unsafe { libc::kill(child, libc::SIGKILL) };
+                unsafe { libc::waitpid(child, &mut status, 0) };
+                panic!("the child waited for the lock its parent held at the fork");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child status {status}");
+        assert_eq!(take_ended_call(1).map(|taken| taken.end.id), Some(1), "the parent keeps its own");
     }
 }
