@@ -56,5 +56,11 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(end.attempts.map(\.statusCode), [503, 503, 200])
         XCTAssertEqual(end.attempts.map(\.errorType), ["503", "503", nil])
         XCTAssertEqual(Set(end.attempts.map { "\($0.method) \($0.urlTemplate)" }), ["GET /transaction/verify/{reference}"])
+        XCTAssertNil(end.decision, "a verification is no decision")
+        // A decision's kind is in its call's end (`sika.decision`).
+        let check = try await client.confirmPayment(
+            reference: "B208-SW", expected: ExpectedPayment(amount: Amount("100.10"), currency: "GHS"))
+        XCTAssertEqual(check.kind, "confirmed")
+        XCTAssertEqual(tracer.ended.map(\.decision), [nil, "confirmed"])
     }
 }
