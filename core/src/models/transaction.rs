@@ -16,6 +16,11 @@ use crate::validation::{mask_email, mask_phone};
 
 /// A transaction, as verification reports it. Only `status` `Successful` means paid.
 ///
+/// The SDK builds transactions from the service's answers. A merchant's own tests can build
+/// one too (a test double for their fulfilment code): the descriptive fields default to `None`
+/// and `custom_fields` to empty, so Java passes only `amount`, `currency`, `tx_ref`, `status`
+/// and `raw_json` (issue 26).
+///
 /// `tx_ref`, `status`, `amount` and `currency` are always there, exactly as sent. Every other
 /// field is descriptive: `None` when the service sent it missing, null or of another type
 /// (logged as a warning), so that such a field never stops a decision (ADR 0003).
@@ -32,9 +37,11 @@ use crate::validation::{mask_email, mask_phone};
 pub struct Transaction {
     /// Transaction identifier.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub id: Option<i64>,
     /// Environment marker (`test`, `live`).
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub domain: Option<String>,
     /// Amount, exactly as sent.
     #[serde(serialize_with = "amount_text")]
@@ -43,40 +50,50 @@ pub struct Transaction {
     pub currency: String,
     /// Invoice due date, as text; `None` when the service sent null or nothing.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub due_date: Option<String>,
     /// Whether an invoice is attached.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub has_invoice: Option<bool>,
     /// Invoice number, as text (a number is kept as its JSON text); `None` when null.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub invoice_number: Option<String>,
     /// Description, as text; `None` when null.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub description: Option<String>,
     /// The merchant's reference: the value that was verified.
     pub tx_ref: String,
     /// The gateway's own reference (the one `<letters>_ref` field other than `tx_ref`).
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub gateway_ref: Option<String>,
     /// The status. Only `Successful` means paid.
     #[serde(serialize_with = "service_text", deserialize_with = "status_from_text")]
     pub status: TransactionStatus,
     /// The payment method (a text the SDK does not know is `Other`).
     #[serde(default, serialize_with = "optional_service_text", deserialize_with = "optional_payment_type_from_text")]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub payment_type: Option<PaymentType>,
     /// When the transaction was created; `None` also for a time outside years 1 to 9999 (ADR 0022).
     #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub created_at: Option<Timestamp>,
     /// When the transaction last changed; `None` as for `created_at`.
     #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub updated_at: Option<Timestamp>,
     /// The paying customer; `None` when the service sent null, nothing, or not an object.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
     pub customer: Option<Customer>,
     /// The `meta.custom_fields` entries; empty when there are none (an entry that is not a
     /// custom field is left out, with a warning). A list, not an optional: no custom fields and
     /// an empty list mean the same to a merchant.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = []))]
     pub custom_fields: Vec<CustomField>,
     /// The transaction object exactly as the service sent it, for records and audits.
     pub raw_json: String,

@@ -172,6 +172,24 @@ class JavaExampleIT {
     }
 
     @Test
+    fun testB186JavaBuildsATransactionForItsOwnTestsWithoutItsDescriptiveFields() {
+        val java = File(System.getProperty("java.home"), "bin/java").path
+        val run = runJava(java, emptyList(), "dev.sika.examples.JavaTestDoubles", emptyList()) {}
+        val report = "stdout:\n${run.stdout}\nstderr:\n${run.stderr}"
+        assertEquals(0, run.status, report)
+        assertEquals(
+            listOf(
+                "ship JAVA-DOUBLE-1 (25.50 GHS)",
+                "wait for JAVA-DOUBLE-2",
+                "do not ship JAVA-DOUBLE-3",
+                "defaults: customer null, custom fields 0, created null",
+            ),
+            run.stdout.trimEnd().lines(),
+            report,
+        )
+    }
+
+    @Test
     fun testB44TheJarDeclaresNativeAccessInItsManifest() {
         JarFile(jar).use { file ->
             assertEquals("ALL-UNNAMED", file.manifest.mainAttributes.getValue("Enable-Native-Access"))
