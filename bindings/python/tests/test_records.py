@@ -236,3 +236,18 @@ def test_b40_a_transaction_status_compares_with_text(verified):
     word = verified("success").status
     assert word == "success" and word != "successful" and word.is_unknown()
     assert word.merchant_action() == sika.MerchantAction.INVESTIGATE
+
+
+def test_b186_a_merchant_test_builds_a_transaction_from_the_fields_every_transaction_has():
+    # A test double for the merchant's own fulfilment code: the descriptive fields default.
+    transaction = sika.Transaction(
+        amount=decimal.Decimal("25.50"),
+        currency="GHS",
+        tx_ref="PY-DOUBLE-1",
+        status=sika.TransactionStatus.SUCCESSFUL(),
+        raw_json="{}",
+    )
+    assert transaction.status.merchant_action() == sika.MerchantAction.FULFIL_ORDER
+    assert (transaction.id, transaction.customer, transaction.created_at, transaction.payment_type) == (None,) * 4
+    assert transaction.custom_fields == []
+    assert sika.transaction_from_json(transaction.to_json()) == transaction

@@ -202,6 +202,17 @@ final class RecordsAsDataTests: XCTestCase {
         try Data(contentsOf: fixturesDirectory.appendingPathComponent(name))
     }
 
+    /// B186: a merchant's own test builds a transaction from the fields every transaction has.
+    func testB186ATestDoubleTransactionNeedsOnlyTheFieldsEveryTransactionHas() throws {
+        let transaction = Transaction(
+            amount: Amount("25.50"), currency: "GHS", txRef: "SW-DOUBLE-1", status: .successful, rawJson: "{}")
+        XCTAssertEqual(transaction.status.merchantAction(), .fulfilOrder)
+        XCTAssertNil(transaction.id)
+        XCTAssertNil(transaction.customer)
+        XCTAssertNil(transaction.createdAt)
+        XCTAssertEqual(transaction.customFields, [])
+    }
+
     private func jsonObject(_ data: Data, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any], file: file, line: line)
     }
