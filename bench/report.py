@@ -36,6 +36,7 @@ GROUPS = {
     "py_decode_5000_banks": ("Python: decoding a 5,000-bank list response (no I/O)", "sika.decode_banks_response (typed)"),
     "py_cached_banks": ("Python: cached bank-list calls", None),
     "py_rss": ("Python: RSS over 100,000 verifications", None),
+    "py_import": ("Python: `import sika` in a fresh interpreter (-X importtime)", None),
     "py_lift_transaction": ("Python: lifting one full Transaction from its buffer (no I/O)", "flat reader (the SDK's lift)"),
 }
 
@@ -58,6 +59,8 @@ TARGETS = [
     ("Python no-I/O FFI call <= 3 us", "py_ffi_call", None, "TransactionStatus.is_final (FFI)", "max", 3),
     ("Python typed 5,000-bank list <= 2x untyped json", "py_decode_5000_banks", "sika.decode_banks_response (typed)", "json.loads (untyped)", "within", 2),
     ("Python RSS growth over 100,000 verifications < 2 MB", "py_rss", None, "growth", "max", 2048),
+    ("import sika < 30 ms", "py_import", None, "import sika (-X importtime, cumulative)", "max", 30),
+    ("(for reference) import sika < 30 ms with asyncio already imported", "py_import", None, "import sika after asyncio (Sika's own part)", "max", 30),
 ]
 
 
