@@ -23,13 +23,13 @@ handler's lock (or its stream's) held by that thread.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import logging
 import os
 import sys
 import threading
 import traceback
 
+from ._runtime.thread_states import keep_this_threads_state
 from ._ffi.sika_ffi_types import (
     LogLevel,
     LogRecord,
@@ -62,25 +62,6 @@ _closing = False
 _delivering = threading.RLock()
 # How long the exit waits for records still on their way to the handlers.
 _EXIT_FLUSH_MS = 1_000
-# Set on the logging thread's Python thread state once it is kept (`_keep_thread_state`).
-_thread_state = threading.local()
-
-
-def _keep_thread_state() -> None:
-    """Keeps the calling Rust thread's Python thread state for the thread's life (ADR 0054).
-
-    ctypes gives a thread Python did not start a new thread state for each callback and deletes
-    it after. Making one takes CPython's runtime lock without the GIL, and CPython 3.11 and
-    older take that lock again in a forked child before they reset it: a fork at that moment
-    left the child waiting for ever (B84, once in about 600 forks with DEBUG records flowing).
-    One more `PyGILState_Ensure`, never released, keeps the state, so the logging thread makes
-    one at its first record, not one per record. The child does not have the thread; its own
-    logging thread keeps its own."""
-    if not getattr(_thread_state, "kept", False):
-        ctypes.pythonapi.PyGILState_Ensure()
-        _thread_state.kept = True
-
-
 class _Sink(LogSink):
     """Hands each record to its ``sika`` logger. Called by Rust on the logging thread (the
     caller's, or a runtime thread for the async client); it must never raise into Rust."""
@@ -89,7 +70,7 @@ class _Sink(LogSink):
         if _closing or sys.is_finalizing():
             return
         try:
-            _keep_thread_state()
+            keep_this_threads_state()
             logger = logging.getLogger(record.target)
             level = _PYTHON_LEVELS[record.level]
             if logger.isEnabledFor(level):

@@ -30,6 +30,7 @@ import typing
 import weakref
 
 from . import _shape
+from .thread_states import keep_this_threads_state
 
 _get_running_loop = asyncio._get_running_loop
 # The continuation's handle: a key of `waiters`. No lock: a dict's store and pop and the
@@ -117,6 +118,8 @@ def _continuation(future_ptr: int, poll_code: int) -> None:
             # Outside any poll (a Rust waker run on this thread): resolve it on the next turn.
             eventloop.call_soon(_set_result, future, poll_code)
         return
+    # From a thread of the SDK's runtime, which keeps its Python thread state (thread_states).
+    keep_this_threads_state()
     wakes.queue.append((waiter, poll_code))
     if wakes.pending:
         if eventloop.is_closed():

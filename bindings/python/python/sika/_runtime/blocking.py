@@ -29,6 +29,7 @@ import types
 import typing
 
 from . import _shape
+from .thread_states import keep_this_threads_state
 
 _state = threading.local()
 _next_handle = itertools.count(2, 2).__next__
@@ -51,6 +52,10 @@ _waits: dict[int, _Wait] = {}
 def _continuation(handle: int, poll_code: int) -> None:
     wait = _waits.pop(handle, None)
     if wait is not None:
+        if threading.get_ident() != threading.main_thread().ident:
+            # Not inside the poll (the main thread's own call): a thread of the SDK's runtime,
+            # which keeps its Python thread state (thread_states).
+            keep_this_threads_state()
         wait.code = poll_code
         wait.lock.release()
 
