@@ -85,18 +85,22 @@ internal object Slf4jLogging : LogSink {
             ServiceLoader.load(SLF4JServiceProvider::class.java, SLF4JServiceProvider::class.java.classLoader).iterator().hasNext()
 
     /**
-     * Installs the sink unless SLF4J has no provider or is missing from the class path. Never
+     * Installs the sink unless SLF4J has no provider or is missing from the class path, and
+     * warns there when this is not the first class loader of the JVM to load Sika. Never
      * throws: logging must not stop the library from loading. No shutdown hook closes it
      * (ADR 0036): the records of calls that end while the application shuts down (its own
      * hooks, Spring's graceful phase) reach SLF4J; once the VM is gone the core skips the sink.
      */
     @JvmStatic
     fun install() {
+        val loads = ClassLoaderCount.countThisLoad()
         try {
             // Looked up as SLF4J looks, but without starting it: SLF4J's first use prints a
             // "no providers" notice on standard error, which an application without SLF4J
             // logging must not get from merely using the SDK.
             if (!hasProvider() || LoggerFactory.getILoggerFactory() is NOPLoggerFactory) return
+            // A second class loader in this JVM: its copy of the library is never freed (B190).
+            if (loads > 1) LoggerFactory.getLogger("sika").warn(ClassLoaderCount.warning(loads))
             if (!setLogSink(this)) return
             // SIKA_LOG: the core's console on standard error at that level, beside SLF4J.
             logLevelFromEnv()?.let(::enableLogging)
