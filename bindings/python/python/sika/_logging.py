@@ -63,8 +63,9 @@ _delivering = threading.RLock()
 # How long the exit waits for records still on their way to the handlers.
 _EXIT_FLUSH_MS = 1_000
 class _Sink(LogSink):
-    """Hands each record to its ``sika`` logger. Called by Rust on the logging thread (the
-    caller's, or a runtime thread for the async client); it must never raise into Rust."""
+    """Hands each record to its ``sika`` logger. Called by Rust on the SDK's logging thread
+    (``sika-log``, ADR 0044), whose Python thread state is kept (``thread_states``); it must
+    never raise into Rust."""
 
     def log(self, record: LogRecord) -> None:
         if _closing or sys.is_finalizing():
