@@ -35,10 +35,12 @@ pub struct ClientConfig {
     /// `RetryLater` (503) and `await_final_status` keeps checking; after it, `Reject` (400) and
     /// `TransactionNotFound`. Default 300 000 ms (five minutes); 0: no grace.
     pub not_found_grace_ms: u64,
-    /// Most connections this client holds open to the service at once (in use or idle), per
-    /// process. A call beyond it waits for a connection inside its own `timeout_ms` (a charge
-    /// that never got one was never sent: `Timeout`, not `ChargeOutcomeUnknown`). Default 32
-    /// (ADR 0038): a small share of the common 1,024-descriptor limit; at least 1.
+    /// Most sockets this client holds open to the service at once (connecting, in use or idle),
+    /// per process: each holds one of these from before it connects until it closes. A quarter
+    /// (none below 4) is kept for charges, so reads use at most the rest. A call beyond it
+    /// waits for a connection inside its own `timeout_ms` (a charge that never got one was
+    /// never sent: `Timeout`, not `ChargeOutcomeUnknown`). Default 32 (ADR 0038, ADR 0065): a
+    /// small share of the common 1,024-descriptor limit; at least 1.
     pub max_connections_per_host: u32,
     /// How long an idle pooled connection is kept for reuse. Default 2 000 ms, well under
     /// common server keep-alive timeouts (Node's 5 s), so a read never goes out on a

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use reqwest::header::HeaderValue;
+use http::HeaderValue;
 
 use crate::trace::CallTrace;
 

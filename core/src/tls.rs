@@ -24,8 +24,9 @@ pub(crate) fn roots(load_system_roots: bool) -> Result<RootCertStore> {
     Ok(roots)
 }
 
-/// A new TLS configuration trusting `roots`, with its own session cache: a configuration is
-/// never shared between connection pools (a forked process must not lock the cache's mutex).
+/// A new TLS configuration trusting `roots`, with its own session cache: each process's
+/// transport makes its own (a forked process must not lock a cache's mutex held in its parent);
+/// its two pools, reads and charges, share it.
 pub(crate) fn client_config(roots: RootCertStore) -> Result<rustls::ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ClientConfig::builder_with_provider(provider)

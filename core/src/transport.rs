@@ -5,10 +5,15 @@ use std::error::Error as _;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use reqwest::{Method, StatusCode};
+use bytes::Bytes;
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER, USER_AGENT};
+use http::{Method, Request, Response, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client as PooledClient;
+use hyper_util::client::proxy::matcher::Matcher;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rustls::RootCertStore;
-use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use url::Url;
 use zeroize::Zeroizing;
@@ -20,6 +25,14 @@ use crate::error::{Result, SikaError};
 use crate::request_id::{self, CallIds};
 use crate::tls;
 use crate::trace::AttemptSpan;
+
+mod sockets;
+
+use sockets::{ConnectTimedOut, Connector, Progress, SocketBudget};
+
+/// A pool of HTTP connections over the SDK's own sockets (ADR 0065). It follows no redirect: a
+/// payment API has no reason to send one, and following it could send the key elsewhere.
+type HttpClient = PooledClient<Connector, Full<Bytes>>;
 
 /// Largest response body read; a larger one is an `UnexpectedResponse`, never an allocation
 /// the service controls. The largest real response (a bank list) is far below it.
@@ -54,7 +67,7 @@ pub(crate) struct TransportSettings {
     roots: RootCertStore,
     https_only: bool,
     connect_timeout: Duration,
-    user_agent: String,
+    user_agent: HeaderValue,
     authorization: HeaderValue,
     max_connections: u32,
     pool_idle_timeout: Duration,
@@ -68,8 +81,10 @@ impl TransportSettings {
             Some(suffix) => format!("sika/{} {suffix}", env!("CARGO_PKG_VERSION")),
             None => format!("sika/{}", env!("CARGO_PKG_VERSION")),
         };
+        let user_agent = HeaderValue::from_str(&user_agent)
+            .map_err(|_| SikaError::configuration("user_agent_suffix must be printable ASCII"))?;
         // The formatted header is wiped after the copy; the copy is marked sensitive so
-        // hyper never logs it. (The header bytes inside reqwest are not zeroed on drop.)
+        // hyper never logs it. (The header bytes inside hyper are not zeroed on drop.)
         let bearer = Zeroizing::new(format!("Bearer {}", config.secret_key.expose()));
         let mut authorization = HeaderValue::from_str(&bearer)
             .map_err(|_| SikaError::configuration("secret_key cannot be sent as an HTTP header"))?;
@@ -99,18 +114,17 @@ pub(crate) struct CallPolicy {
 
 /// One process's HTTP client: its connection pool and TLS session cache.
 ///
-/// Every request holds one of `permits` from before it asks for a connection until its answer
-/// is read: at most `max_connections_per_host` requests are on the wire at once, and a call
-/// beyond them waits for a permit inside its own deadline. The pool keeps at most that many
-/// idle connections, each for `pool_idle_timeout` (ADR 0038).
+/// Every socket holds one of its client's `max_connections_per_host` permits from before it
+/// connects until it closes, so a client never has more sockets open (ADR 0065). A call that
+/// finds no idle connection and no free permit waits for either inside its own deadline. The
+/// pool keeps idle connections for `pool_idle_timeout` (ADR 0038).
 pub(crate) struct Transport {
     settings: Arc<TransportSettings>,
     /// Pooled connections, for reads (retried when a reused connection fails: safe for a GET).
-    http: reqwest::Client,
+    http: HttpClient,
     /// No pooled connection: each charge goes out on a connection of its own, never on one the
     /// server may be closing for idleness (the keep-alive race, ADR 0038).
-    fresh: reqwest::Client,
-    permits: Semaphore,
+    fresh: HttpClient,
     /// Built with the pool, so once per process (process.rs): see `jitter_for_this_process`.
     jitter: Mutex<fastrand::Rng>,
 }
@@ -118,36 +132,34 @@ pub(crate) struct Transport {
 impl Transport {
     /// A new connection pool; nothing is connected until the first request.
     pub(crate) fn new(settings: Arc<TransportSettings>) -> Result<Self> {
-        let cap = settings.max_connections as usize;
-        let http = Self::client(&settings, cap, settings.pool_idle_timeout)?;
-        let fresh = Self::client(&settings, 0, Duration::ZERO)?;
-        let permits = Semaphore::new(cap);
-        Ok(Self { settings, http, fresh, permits, jitter: Mutex::new(jitter_for_this_process()) })
-    }
-
-    fn client(settings: &TransportSettings, max_idle: usize, idle_timeout: Duration) -> Result<reqwest::Client> {
-        let mut builder = reqwest::Client::builder()
-            // Environment proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) are ignored: the key must
-            // not travel through a proxy nobody configured for this client (ADR 0021).
-            .no_proxy();
-        if let Some(proxy) = &settings.proxy {
-            let proxy = reqwest::Proxy::https(proxy.as_str())
-                .map_err(|_| SikaError::invalid_input("proxy", "is not a usable proxy URL"))?;
-            builder = builder.proxy(proxy);
-        }
-        let max_idle = if idle_timeout.is_zero() { 0 } else { max_idle };
-        builder
-            .tls_backend_preconfigured(tls::client_config(settings.roots.clone())?)
-            .https_only(settings.https_only)
-            // A payment API has no reason to redirect; following one could send the key elsewhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(settings.connect_timeout)
-            .user_agent(&settings.user_agent)
-            .tcp_nodelay(true)
-            .pool_max_idle_per_host(max_idle)
+        let budget = SocketBudget::new(settings.max_connections as usize);
+        // One TLS configuration (and session cache) for both pools of this process.
+        let tls = Arc::new(tls::client_config(settings.roots.clone())?);
+        let proxy = settings.proxy.as_ref().map(|proxy| {
+            // The proxy's address and its credentials as a `Proxy-Authorization` header.
+            let intercept =
+                Matcher::builder().https(proxy.as_str()).build().intercept(&Uri::from_static("https://sika.invalid"));
+            intercept.map(|found| (found.uri().clone(), found.basic_auth().cloned()))
+        });
+        let proxy = match proxy {
+            Some(None) => return Err(SikaError::invalid_input("proxy", "is not a usable proxy URL")),
+            Some(found) => found,
+            None => None,
+        };
+        let connector = |permits| {
+            Connector::new(Arc::clone(&tls), proxy.clone(), settings.connect_timeout, settings.https_only, permits)
+        };
+        let idle_timeout = settings.pool_idle_timeout;
+        let pooled = if idle_timeout.is_zero() { 0 } else { settings.max_connections as usize };
+        let http = PooledClient::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
+            .pool_max_idle_per_host(pooled)
             .pool_idle_timeout(Some(idle_timeout).filter(|t| !t.is_zero()))
-            .build()
-            .map_err(|e| SikaError::configuration(format!("HTTP client setup failed: {}", describe(&e))))
+            .build(connector(budget.for_reads()));
+        let fresh = PooledClient::builder(TokioExecutor::new())
+            .pool_max_idle_per_host(0)
+            .build(connector(budget.for_charges()));
+        Ok(Self { settings, http, fresh, jitter: Mutex::new(jitter_for_this_process()) })
     }
 
     /// A GET, retried on connection errors, 5xx and 429 within the call's deadline; each
@@ -218,7 +230,7 @@ impl Transport {
     /// the service's request id when an answer came with one, else the id sent.
     async fn attempt(
         &self,
-        http: &reqwest::Client,
+        http: &HttpClient,
         Attempt { method, url, body, number: attempt }: Attempt,
         deadline: Instant,
         sent: &mut Sent,
@@ -240,10 +252,12 @@ impl Transport {
             error.type = tracing::field::Empty,
             sika.request_id = %sent_id,
         );
-        let mut request = http
-            .request(method, url)
+        let mut request = Request::builder()
+            .method(method)
+            .uri(url.as_str())
             .header(AUTHORIZATION, self.settings.authorization.clone())
             .header(ACCEPT, "application/json")
+            .header(USER_AGENT, self.settings.user_agent.clone())
             .header(request_id::HEADER, &sent_id);
         if let Some(trace) = ids.trace() {
             for (name, value) in trace.headers() {
@@ -252,34 +266,27 @@ impl Transport {
         }
         let traced_since = ids.trace().filter(|trace| trace.keeps_attempts()).map(|_| crate::trace::unix_nanos());
         let mut answered_id = None;
-        if let Some(body) = body {
-            request = request.header(CONTENT_TYPE, "application/json").body(body);
+        let request = match body {
+            Some(body) => request.header(CONTENT_TYPE, "application/json").body(Full::new(Bytes::from(body))),
+            None => request.body(Full::default()),
         }
+        .map_err(|error| SikaError::configuration(format!("the request could not be built: {error}")));
         let started = Instant::now();
+        let progress = Arc::new(Progress::default());
         let exchange = async {
-            // Held until the answer is read: the connection is then back in the pool.
-            let _permit =
-                self.permits.acquire().await.map_err(|_| SikaError::configuration("the client has been shut down"))?;
-            *sent = Sent::Maybe;
-            let response = request.send().await.map_err(|error| {
-                if error.is_connect() {
-                    *sent = Sent::No;
-                }
-                transport_error(error)
-            })?;
+            let response = progress.track(http.request(request?)).await.map_err(|error| request_error(&error))?;
             let status = response.status();
             answered_id = response.headers().get(request_id::HEADER).and_then(request_id::from_service);
             let retry_after_seconds = retry_after(&response);
             let body = read_capped(response, status).await?;
-            // The connection goes back to the pool on its own task once its answer is read: let
-            // it run before the permit is let go, so the next caller finds it idle rather than
-            // opening another connection.
-            tokio::task::yield_now().await;
             Ok(Reply { status: status.as_u16(), retry_after_seconds, body, request_id: String::new() })
         };
         let outcome = tokio::time::timeout_at(deadline, exchange.instrument(span.clone()))
             .await
             .unwrap_or(Err(SikaError::Timeout { request_id: None }));
+        // Nothing can have left before a socket was connected for this attempt; a charge's
+        // socket is its own (`fresh`), so for a charge this is exact.
+        *sent = if progress.connected() { Sent::Maybe } else { Sent::No };
         let quoted = answered_id.unwrap_or_else(|| sent_id.clone());
         let outcome = match outcome {
             Ok(reply) => Ok(Reply { request_id: quoted, ..reply }),
@@ -336,14 +343,21 @@ struct Attempt {
     number: u32,
 }
 
-async fn read_capped(mut response: reqwest::Response, status: StatusCode) -> Result<Vec<u8>> {
+async fn read_capped(response: Response<Incoming>, status: StatusCode) -> Result<Vec<u8>> {
     let too_large =
         || SikaError::unexpected(status.as_u16(), format!("response body larger than {MAX_RESPONSE_BYTES} bytes"));
-    if response.content_length().is_some_and(|length| length > MAX_RESPONSE_BYTES as u64) {
+    let declared = response.headers().get(http::header::CONTENT_LENGTH).and_then(|value| value.to_str().ok());
+    if declared
+        .and_then(|length| length.trim().parse::<u64>().ok())
+        .is_some_and(|length| length > MAX_RESPONSE_BYTES as u64)
+    {
         return Err(too_large());
     }
+    let mut incoming = response.into_body();
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
+    while let Some(frame) = incoming.frame().await {
+        let frame = frame.map_err(|error| failure("reading the answer failed", Some(&error)))?;
+        let Ok(chunk) = frame.into_data() else { continue };
         if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
             return Err(too_large());
         }
@@ -376,7 +390,7 @@ fn outcome_text(outcome: &Result<Reply>) -> String {
     }
 }
 
-fn retry_after(response: &reqwest::Response) -> Option<u64> {
+fn retry_after(response: &Response<Incoming>) -> Option<u64> {
     response.headers().get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()
 }
 
@@ -402,24 +416,27 @@ fn jitter_seeded(inherited: u64, pid: u32) -> fastrand::Rng {
     fastrand::Rng::with_seed(inherited ^ u64::from(pid).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
-fn transport_error(error: reqwest::Error) -> SikaError {
-    if error.is_timeout() {
-        SikaError::Timeout { request_id: None }
-    } else {
-        SikaError::Network { reason: describe(&error.without_url()), request_id: None }
-    }
+/// A request that got no answer: `Timeout` when connecting outlasted `connect_timeout_ms`,
+/// else `Network`, saying whether the connection or the exchange on it failed.
+fn request_error(error: &hyper_util::client::legacy::Error) -> SikaError {
+    failure(if error.is_connect() { "connection failed" } else { "request failed" }, error.source())
 }
 
-/// The error and its causes on one line, without the URL (the caller knows it).
-fn describe(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
+/// `what` and its causes on one line (never the URL: the caller knows it).
+fn failure(what: &str, mut source: Option<&(dyn std::error::Error + 'static)>) -> SikaError {
+    let mut text = what.to_owned();
+    let mut timed_out = false;
     while let Some(cause) = source {
+        timed_out |= cause.is::<ConnectTimedOut>();
         text.push_str(": ");
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    text
+    if timed_out {
+        SikaError::Timeout { request_id: None }
+    } else {
+        SikaError::Network { reason: text, request_id: None }
+    }
 }
 
 #[cfg(test)]

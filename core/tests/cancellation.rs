@@ -133,7 +133,8 @@ async fn b32_a_call_dropped_by_select_closes_its_connection_on_a_current_thread_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b32_aborted_tasks_close_their_connections_and_leave_no_task_behind() {
-    const CALLS: usize = 32;
+    // Every read socket of the default cap of 32: a quarter is kept for charges (ADR 0065).
+    const CALLS: usize = 24;
     let tasks_at_start = alive_tasks();
     let sandbox = Sandbox::start();
     let client = sandbox.client();

@@ -39,8 +39,9 @@ pub struct ClientConfig {
     /// `await_final_status` keeps checking. Default 300000 (five minutes); 0: no grace.
     #[uniffi(default = None)]
     pub not_found_grace_ms: Option<i64>,
-    /// Most connections open to the service at once (in use or idle); a call beyond it waits
-    /// for one within its own timeout. Default 32; at least 1.
+    /// Most sockets open to the service at once (connecting, in use or idle); a quarter (none
+    /// below 4) is kept for charges. A call beyond it waits for one within its own timeout.
+    /// Default 32; at least 1.
     #[uniffi(default = None)]
     pub max_connections_per_host: Option<i32>,
     /// How long an idle connection is kept for reuse. Default 2000, under common server

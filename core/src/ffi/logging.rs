@@ -474,7 +474,7 @@ fn level_filter(value: usize) -> LevelFilter {
     LevelFilter::iter().find(|level| *level as usize == value).unwrap_or(LevelFilter::Off)
 }
 
-/// Whether a target is the SDK's: `sika` or below it. Other crates' records (rustls, reqwest)
+/// Whether a target is the SDK's: `sika` or below it. Other crates' records (rustls, hyper)
 /// are not the SDK's to show.
 fn is_sika(target: &str) -> bool {
     target == "sika" || target.starts_with("sika.")

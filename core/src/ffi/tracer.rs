@@ -193,7 +193,7 @@ pub(crate) struct Traced {
 
 /// Starts `operation`'s span, on the caller's thread: the one `trace_next_call` gave this thread,
 /// else the one the host's tracer, if there is one, answers with.
-pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &reqwest::Url) -> Option<Traced> {
+pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &url::Url) -> Option<Traced> {
     let next =
         if NEXT_CALL_USED.load(Ordering::Relaxed) { NEXT_CALL.with(|next| next.borrow_mut().take()) } else { None };
     // Nothing to trace: the call builds no `CallStart`.
