@@ -70,8 +70,11 @@ impl TlsFront {
     }
 }
 
-/// Calls through `front`: a verification, 40 concurrent ones, and a charge.
-async fn calls_and_a_charge(sandbox: &Sandbox, front: &TlsFront) {
+/// Through a front that offers `offered` by ALPN: a verification, 40 concurrent ones, and a
+/// charge (received once); every connection chose `chosen`.
+async fn calls_and_a_charge_over(offered: &[&[u8]], chosen: &str) {
+    let sandbox = Sandbox::start();
+    let front = TlsFront::start(&sandbox, &["127.0.0.1"], offered).await;
     sandbox.seed_transaction(&transaction_object("B192-SEEDED", "successful", "100.10"));
     let client = front.client();
     let transaction = client.verify_transaction("B192-SEEDED").await.expect("verified over TLS");
@@ -88,24 +91,18 @@ async fn calls_and_a_charge(sandbox: &Sandbox, front: &TlsFront) {
     client.initiate_charge(&charge("B192-CHARGE", "+233244125678")).await.expect("a charge over TLS");
     let charges = sandbox.requests().iter().filter(|request| request["path"] == "/charge").count();
     assert_eq!(charges, 1, "the charge reached the service once");
+    let protocols = front.chosen();
+    assert!(!protocols.is_empty() && protocols.iter().all(|p| p == chosen), "{protocols:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b192_https_over_http1_carries_calls_and_charges() {
-    let sandbox = Sandbox::start();
-    let front = TlsFront::start(&sandbox, &["127.0.0.1"], &[b"http/1.1"]).await;
-    calls_and_a_charge(&sandbox, &front).await;
-    let chosen = front.chosen();
-    assert!(!chosen.is_empty() && chosen.iter().all(|p| p == "http/1.1"), "{chosen:?}");
+    calls_and_a_charge_over(&[b"http/1.1"], "http/1.1").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b192_https_over_h2_carries_calls_and_charges() {
-    let sandbox = Sandbox::start();
-    let front = TlsFront::start(&sandbox, &["127.0.0.1"], &[b"h2", b"http/1.1"]).await;
-    calls_and_a_charge(&sandbox, &front).await;
-    let chosen = front.chosen();
-    assert!(!chosen.is_empty() && chosen.iter().all(|p| p == "h2"), "{chosen:?}");
+    calls_and_a_charge_over(&[b"h2", b"http/1.1"], "h2").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
