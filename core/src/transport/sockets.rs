@@ -140,12 +140,13 @@ impl Connector {
     }
 
     async fn open(mut self, dst: Uri) -> Result<Socket, BoxError> {
-        let permit = self.permits.take().await?;
+        // A target refused takes no permit: it must not wait for a socket it will never open.
         let https = match dst.scheme_str() {
             Some("https") => true,
             Some("http") if !self.https_only => false,
             _ => return Err("only https is allowed to this host".into()),
         };
+        let permit = self.permits.take().await?;
         let connecting = async {
             let tcp = match (&self.proxy, https) {
                 (Some((proxy, auth)), true) => {
@@ -285,6 +286,21 @@ impl Write for Socket {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// B17: the connector refuses a plain-http target where only https is allowed (behind the
+    /// configuration's check) at once, even with every socket permit held: it waited for one
+    /// first, until its deadline.
+    #[tokio::test(start_paused = true)]
+    async fn b17_a_refused_scheme_waits_for_no_socket() {
+        let budget = SocketBudget::new(1);
+        let tls = Arc::new(crate::tls::client_config(rustls::RootCertStore::empty()).unwrap());
+        let connector = Connector::new(tls, None, Duration::from_secs(10), true, budget.for_reads());
+        let _held = budget.for_reads().take().await.unwrap();
+        let opened =
+            tokio::time::timeout(Duration::from_secs(60), connector.open(Uri::from_static("http://sika.invalid/")));
+        let refused = opened.await.expect("the refusal waited for a socket permit");
+        assert_eq!(refused.err().map(|e| e.to_string()).as_deref(), Some("only https is allowed to this host"));
+    }
 
     #[test]
     fn b191_a_quarter_of_the_cap_is_kept_for_charges() {

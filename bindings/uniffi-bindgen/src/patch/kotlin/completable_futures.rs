@@ -92,6 +92,12 @@ impl<'a> SuspendMethod<'a> {
         let shape = || format!("unexpected suspend method `{line}`");
         let line = line.strip_prefix('`').ok_or_else(shape)?;
         let (name, signature) = line.split_once("`(").ok_or_else(shape)?;
+        Self::named(name, signature).map_err(|()| shape())
+    }
+
+    /// The method `name` whose signature, after its opening `(`, is `signature`.
+    pub(super) fn named(name: &'a str, signature: &'a str) -> Result<Self, ()> {
+        let shape = || ();
         // The parameter list ends at the `)` that closes the first `(`.
         let mut depth = 1;
         let close = signature
@@ -138,7 +144,7 @@ impl<'a> SuspendMethod<'a> {
 }
 
 /// `parameters` split at its commas outside `<...>` and `(...)`; none for an empty list.
-fn split_top_level(parameters: &str) -> Vec<&str> {
+pub(super) fn split_top_level(parameters: &str) -> Vec<&str> {
     if parameters.trim().is_empty() {
         return Vec::new();
     }

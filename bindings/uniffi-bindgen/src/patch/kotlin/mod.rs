@@ -1,6 +1,6 @@
 //! Kotlin's patches, applied in this order; each module's doc says what it changes and why.
 
-mod blocking_client;
+mod blocking_forms;
 mod call_status;
 mod completable_futures;
 mod default_overloads;
@@ -25,10 +25,11 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     default_overloads::patch(text)
 }
 
-/// The Kotlin files Sika writes beside the generated one, from UniFFI's unpatched output.
-pub const OWN_FILES: &[&str] = &[blocking_client::FILE_NAME];
+/// The Kotlin files Sika writes beside the generated one.
+pub const OWN_FILES: &[&str] = blocking_forms::FILE_NAMES;
 
-/// Each of [`OWN_FILES`] with its content.
+/// Each of [`OWN_FILES`] with its content. They are derived from UniFFI's output with the Java
+/// annotations of its constructors and factories (`@Throws`, `@JvmStatic`), which they repeat.
 pub fn own_files(generated: &str) -> Result<Vec<(&'static str, String)>, String> {
-    Ok(vec![(blocking_client::FILE_NAME, blocking_client::generate(generated)?)])
+    blocking_forms::generate(&java_annotations::patch(generated.to_owned())?)
 }

@@ -1,9 +1,10 @@
 // A merchant's ledger from plain Java 17 (fulfil exactly once): charge through the ledger,
 // record an order paid some other way, answer the service's webhook (delivered twice: one
 // Fulfil, one "already fulfilled"), mark the order fulfilled, read its record back, settle it
-// from the order page, and reconcile the payments still open, as a scheduled job does. Every
-// ledger operation is a CompletableFuture (`...Async`); `join()` or `get()` waits for it
-// (Kotlin calls the suspend functions of the same names).
+// from the order page, and reconcile the payments still open, as a scheduled job does. It is
+// written as a servlet thread (or a virtual thread) would: `BlockingLedger` over a
+// `BlockingClient`, plain calls that park the thread. Code built on futures uses `Ledger` over a
+// `Client` instead: the same operations as `...Async` twins (`handleWebhookAsync`, ...).
 //
 // Run by the Kotlin suite against the sandbox (JavaExampleIT, B182: compiled with javac against
 // the jar, run on JDK 17); by hand, with the jar's runtime classpath:
@@ -12,11 +13,11 @@
 package dev.sika.examples;
 
 import dev.sika.AwaitOptions;
+import dev.sika.BlockingClient;
+import dev.sika.BlockingLedger;
 import dev.sika.ChargeRequest;
-import dev.sika.Client;
 import dev.sika.ClientConfig;
 import dev.sika.ExpectedPayment;
-import dev.sika.Ledger;
 import dev.sika.LedgerDecision;
 import dev.sika.LedgerOptions;
 import dev.sika.PaymentRecord;
@@ -31,13 +32,11 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 public final class JavaLedger {
     private JavaLedger() {}
 
-    public static void main(String[] args) throws IOException, InterruptedException, ExecutionException, SikaException {
+    public static void main(String[] args) throws IOException, SikaException {
         // The key and the base URL; every other setting keeps its default until set.
         ClientConfig config = new ClientConfig(new SecretKey(System.getenv("SIKA_SECRET_KEY")), System.getenv("SIKA_BASE_URL"));
         config.setTimeoutMs(10_000L);
@@ -46,34 +45,32 @@ public final class JavaLedger {
         String other = args.length > 1 ? args[1] : reference + "-B";
         ExpectedPayment order = new ExpectedPayment(new BigDecimal("25.50"), "GHS");
         // The ledger's SQLite file (created, with its tables, on first use); a server shares one
-        // ledger per application, or opens Ledger.postgres(new SecretUrl(url), options) when
+        // ledger per application, or opens BlockingLedger.postgres(new SecretUrl(url), options) when
         // several processes or machines fulfil orders.
         Path file = Files.createTempDirectory("sika-ledger").resolve("orders-ledger.db");
-        try (Client client = new Client(config); Ledger ledger = Ledger.sqlite(file.toString(), new LedgerOptions())) {
+        try (BlockingClient client = new BlockingClient(config);
+                BlockingLedger ledger = BlockingLedger.sqlite(file.toString(), new LedgerOptions())) {
             System.out.println("1. Charging " + reference + " through the ledger (the order's figures recorded first):");
             try {
-                System.out.println("   HTTP " + ledger.initiateChargeAsync(client, charge(reference, order.getAmount())).join().getHttpStatus());
-            } catch (CompletionException e) {
-                if (!(e.getCause() instanceof SikaException.ChargeOutcomeUnknown)) {
-                    throw e;
-                }
+                System.out.println("   HTTP " + ledger.initiateCharge(client, charge(reference, order.getAmount())).getHttpStatus());
+            } catch (SikaException.ChargeOutcomeUnknown e) {
                 System.out.println("   ChargeOutcomeUnknown: the webhook or reconcile decides");
             }
 
             System.out.println("2. An order paid some other way, expected by hand:");
-            ledger.expectAsync(other, order).get(); // get() throws ExecutionException: the cause is the SikaException
+            ledger.expect(other, order);
             System.out.println("   expected " + other);
 
             // The customer answers; then the service notifies.
-            client.awaitFinalStatusAsync(reference, new AwaitOptions(200L, 200L, 1_000L, 30_000L, null)).join();
+            client.awaitFinalStatus(reference, new AwaitOptions(200L, 200L, 1_000L, 30_000L, null));
             System.out.println("3. The webhook, delivered twice:");
             byte[] body = ("{\"event\":\"charge.success\",\"data\":{\"reference\":\"" + reference + "\"}}")
                     .getBytes(StandardCharsets.UTF_8);
             for (int delivery = 1; delivery <= 2; delivery++) {
-                LedgerDecision decision = ledger.handleWebhookAsync(client, body).join();
+                LedgerDecision decision = ledger.handleWebhook(client, body);
                 if (decision instanceof LedgerDecision.Fulfil fulfil) {
                     System.out.println("   Fulfil: ship " + fulfil.getClaim().getReference() + " once");
-                    ledger.markFulfilledAsync(fulfil.getClaim()).join(); // within the lease (5 minutes by default)
+                    ledger.markFulfilled(fulfil.getClaim()); // within the lease (5 minutes by default)
                     System.out.println("   marked fulfilled");
                 } else {
                     System.out.println("   " + decision.getClass().getSimpleName() + ": do not ship");
@@ -81,18 +78,18 @@ public final class JavaLedger {
                 System.out.println("   answer HTTP " + decision.httpStatus());
             }
 
-            PaymentRecord record = ledger.paymentAsync(reference).join();
+            PaymentRecord record = ledger.payment(reference);
             System.out.println("4. Its record: last status " + record.getLastStatus() + ", fulfilled " + (record.getFulfilledAt() != null)
                     + ", claims offered " + record.getClaimsOffered());
-            System.out.println("5. The order page settles it: " + ledger.settleAsync(client, reference).join().getClass().getSimpleName());
+            System.out.println("5. The order page settles it: " + ledger.settle(client, reference).getClass().getSimpleName());
 
             System.out.println("6. Reconciling the payments still open:");
             // ReconcileOptions(olderThanMs, limit, concurrency): null keeps a default.
-            ReconcileReport report = ledger.reconcileAsync(client, new ReconcileOptions(0L, 100L, 2L)).get();
+            ReconcileReport report = ledger.reconcile(client, new ReconcileOptions(0L, 100L, 2L));
             for (ReconciledPayment payment : report.getChecked()) {
                 if (payment.getDecision() instanceof LedgerDecision.Fulfil fulfil) {
                     System.out.println("   reconciled " + payment.getReference() + ": Fulfil: ship once");
-                    ledger.markFulfilledAsync(fulfil.getClaim()).get();
+                    ledger.markFulfilled(fulfil.getClaim());
                 } else {
                     System.out.println("   reconciled " + payment.getReference() + ": " + payment.getDecision().getClass().getSimpleName());
                 }
@@ -100,7 +97,7 @@ public final class JavaLedger {
             for (ReconcileFailure failure : report.getFailures()) {
                 System.out.println("   not checked " + failure.getReference() + ": " + failure.getReason());
             }
-            System.out.println("   " + other + " fulfilled: " + (ledger.paymentAsync(other).join().getFulfilledAt() != null));
+            System.out.println("   " + other + " fulfilled: " + (ledger.payment(other).getFulfilledAt() != null));
         }
     }
 

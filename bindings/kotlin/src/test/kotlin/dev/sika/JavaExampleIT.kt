@@ -132,8 +132,8 @@ class JavaExampleIT {
     }
 
     /**
-     * B182: Java calls every ledger operation (JavaLedger.java, CompletableFuture and blocking
-     * through `join()`/`get()`) on a SQLite ledger: a charge through the ledger, `expect`, a
+     * B182: Java calls every ledger operation (JavaLedger.java) on a SQLite ledger; B193: as
+     * plain calls of `BlockingLedger` over a `BlockingClient`: a charge through the ledger, `expect`, a
      * webhook delivered twice (one `Fulfil`, then "already fulfilled"), `markFulfilled`,
      * `payment`, `settle`, and `reconcile` fulfilling the order paid some other way.
      */

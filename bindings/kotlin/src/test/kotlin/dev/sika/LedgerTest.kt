@@ -9,9 +9,11 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertInstanceOf
 import org.junit.jupiter.api.Assertions.assertNotNull
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -21,7 +23,8 @@ import org.junit.jupiter.api.TestInstance
 /**
  * B140: the exported ledger (ADR 0050) gives exactly one `Fulfil` for a notification delivered
  * many times at once (SQLite): 32 threads (each in `runBlocking`), and 32 coroutines, through
- * the suspend `Ledger` (Kotlin has no `BlockingLedger`: ADR 0050); every other answer is "already fulfilled" or "in progress" (HTTP 200).
+ * the suspend `Ledger`; every other answer is "already fulfilled" or "in progress" (HTTP 200).
+ * B193: the same through `BlockingLedger` and `BlockingClient` on plain threads (ADR 0066).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LedgerTest {
@@ -147,5 +150,80 @@ class LedgerTest {
         sandbox.setStatus("B167-KT-1", "successful")
         val decision = ledger.handleWebhook(client, notification("B167-KT-1"))
         assertInstanceOf(LedgerDecision.Fulfil::class.java, decision)
+    }
+
+    /**
+     * B193: `BlockingLedger` (ADR 0066), over a `BlockingClient`: 32 plain threads get the same
+     * notification at once, one `Fulfil`; then every other operation as a plain call (a charge
+     * through the ledger, `expect`, `payment`, `settle`, `reconcile` with its default options),
+     * as a Java servlet thread makes them.
+     */
+    @Test
+    fun testB193BlockingLedgerFulfilsOnceOnPlainThreads() {
+        BlockingLedger.sqlite(dir.resolve("blocking.db").path).use { ledger ->
+            sandbox.blockingClient().use { client ->
+                val reference = "B193-KT-1"
+                sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
+                ledger.expect(reference, order)
+                val threads = 32
+                val start = CyclicBarrier(threads)
+                val pool = Executors.newFixedThreadPool(threads)
+                val answers = (1..threads).map {
+                    pool.submit<LedgerDecision> {
+                        start.await()
+                        ledger.handleWebhook(client, notification(reference)).also { decision ->
+                            if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
+                        }
+                    }
+                }.map { it.get(60, TimeUnit.SECONDS) }
+                pool.shutdown()
+                assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
+                assertTrue(answers.all { it.httpStatus() == 200 }, "$answers")
+                assertEquals(1L, ledger.payment(reference)!!.claimsOffered)
+                assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, ledger.settle(client, reference))
+
+                val charged = ChargeRequest(BigDecimal("25.50"), "ama@example.com", "+233244123333", "B193-KT-2", "GHS", "MTN", null)
+                ledger.initiateCharge(client, charged)
+                sandbox.setStatus("B193-KT-2", "successful")
+                val report = ledger.reconcile(client)
+                // The default options check payments older than a minute: none yet.
+                assertEquals(emptyList<ReconciledPayment>(), report.checked, "$report")
+                val due = ledger.reconcile(client, ReconcileOptions(olderThanMs = 0L))
+                assertEquals(listOf("B193-KT-2"), due.checked.filter { it.decision is LedgerDecision.Fulfil }.map { it.reference })
+            }
+        }
+    }
+
+    /**
+     * B193: `Thread.interrupt()` ends a `BlockingLedger` call waiting on the service at once,
+     * with `SikaException.Cancelled` and the interrupt flag set again; the ledger still works.
+     */
+    @Test
+    fun testB193AnInterruptEndsABlockingLedgerCall() = runBlocking<Unit> {
+        Sandbox().use { hanging ->
+            BlockingLedger.sqlite(dir.resolve("interrupted.db").path).use { ledger ->
+                hanging.blockingClient().use { client ->
+                    val reference = "B193-KT-INT"
+                    hanging.seedTransaction(transactionObject(reference, "successful", "100.10"))
+                    ledger.expect(reference, order)
+                    val baseline = hanging.openConnections()
+                    hanging.fault("/transaction/verify", "hang", 1, JsonObject(emptyMap()))
+                    var outcome: Result<LedgerDecision>? = null
+                    var flagAfter = false
+                    val caller = Thread {
+                        outcome = runCatching { ledger.settle(client, reference) }
+                        flagAfter = Thread.currentThread().isInterrupted
+                    }.also(Thread::start)
+                    val open = pollUntil(5_000, hanging::openConnections) { it > baseline }
+                    assertTrue(open > baseline, "the settle should be waiting on the service")
+                    caller.interrupt()
+                    caller.join(5_000)
+                    assertFalse(caller.isAlive, "the interrupted call did not end within 5 s")
+                    assertInstanceOf(SikaException.Cancelled::class.java, outcome?.exceptionOrNull(), "$outcome")
+                    assertTrue(flagAfter, "the interrupt flag is set again")
+                    assertInstanceOf(LedgerDecision.Fulfil::class.java, ledger.settle(client, reference))
+                }
+            }
+        }
     }
 }
