@@ -23,9 +23,9 @@ pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(
     find_files(out_dir, extension, &mut files).map_err(|e| format!("reading {}: {e}", out_dir.display()))?;
     // Files Sika writes beside the generated one (from an earlier run into the same directory).
     let own = match language {
-        "kotlin" => kotlin::OWN_FILES,
-        "swift" => &[crate::swift_codable::FILE_NAME],
-        _ => &[],
+        "kotlin" => kotlin::own_file_names(),
+        "swift" => vec![crate::swift_codable::FILE_NAME],
+        _ => Vec::new(),
     };
     files.retain(|file| !file.file_name().is_some_and(|name| own.iter().any(|own| name == *own)));
     let [file] = files.as_slice() else {

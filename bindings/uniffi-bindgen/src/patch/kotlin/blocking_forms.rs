@@ -18,21 +18,28 @@
 
 use super::completable_futures::{SuspendMethod, split_top_level};
 
-/// One object with a blocking form, in a file of its own: `Blocking{object}.kt`.
+/// One object with a blocking form, in a file of its own.
 struct Form {
     object: &'static str,
+    /// `Blocking{object}.kt`.
+    file: &'static str,
     /// The class's documentation, after its first line.
     doc: &'static str,
 }
 
-const FORMS: [Form; 2] = [Form { object: "Client", doc: CLIENT_DOC }, Form { object: "Ledger", doc: LEDGER_DOC }];
+const FORMS: [Form; 2] = [
+    Form { object: "Client", file: "BlockingClient.kt", doc: CLIENT_DOC },
+    Form { object: "Ledger", file: "BlockingLedger.kt", doc: LEDGER_DOC },
+];
 
 /// The files' names, beside `sika_ffi.kt`.
-pub const FILE_NAMES: &[&str] = &["BlockingClient.kt", "BlockingLedger.kt"];
+pub fn file_names() -> impl Iterator<Item = &'static str> {
+    FORMS.iter().map(|form| form.file)
+}
 
-/// Each blocking form's file, for the generated (unpatched) `sika_ffi.kt` in `text`.
+/// Each blocking form's file, for the generated `sika_ffi.kt` in `text`.
 pub fn generate(text: &str) -> Result<Vec<(&'static str, String)>, String> {
-    FORMS.iter().zip(FILE_NAMES).map(|(form, &file)| Ok((file, form.generate(text)?))).collect()
+    FORMS.iter().map(|form| Ok((form.file, form.generate(text)?))).collect()
 }
 
 /// A member of the blocking form: a method of the interface, a constructor or a factory.

@@ -5,6 +5,7 @@ mod call_status;
 mod completable_futures;
 mod default_overloads;
 mod error_messages;
+mod functions_object;
 mod java_annotations;
 mod records_as_data;
 mod returned_buffers;
@@ -26,10 +27,15 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
 }
 
 /// The Kotlin files Sika writes beside the generated one.
-pub const OWN_FILES: &[&str] = blocking_forms::FILE_NAMES;
+pub fn own_file_names() -> Vec<&'static str> {
+    blocking_forms::file_names().chain([functions_object::FILE_NAME]).collect()
+}
 
-/// Each of [`OWN_FILES`] with its content. They are derived from UniFFI's output with the Java
+/// Each of [`own_file_names`] with its content. They are derived from UniFFI's output with the Java
 /// annotations of its constructors and factories (`@Throws`, `@JvmStatic`), which they repeat.
 pub fn own_files(generated: &str) -> Result<Vec<(&'static str, String)>, String> {
-    blocking_forms::generate(&java_annotations::patch(generated.to_owned())?)
+    let annotated = java_annotations::patch(generated.to_owned())?;
+    let mut files = blocking_forms::generate(&annotated)?;
+    files.push((functions_object::FILE_NAME, functions_object::generate(&annotated)?));
+    Ok(files)
 }

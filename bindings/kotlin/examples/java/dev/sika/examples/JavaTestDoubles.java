@@ -3,10 +3,12 @@
 // fields every transaction has are given (amount, currency, reference, status, and the body it
 // came from); the descriptive ones keep their defaults (none, and no custom fields).
 //
-// Run by the Kotlin suite (JavaExampleIT: compiled with javac -Xlint:all -Werror against the
-// jar); by hand: java -cp CLASSPATH dev.sika.examples.JavaTestDoubles
+// Run by the Kotlin suite (JavaExampleIT, B186 and B194: compiled with javac -Xlint:all -Werror
+// against the jar); by hand: java -cp CLASSPATH dev.sika.examples.JavaTestDoubles
 package dev.sika.examples;
 
+import dev.sika.Sika;
+import dev.sika.SikaException;
 import dev.sika.Transaction;
 import dev.sika.TransactionStatus;
 import java.math.BigDecimal;
@@ -37,5 +39,11 @@ public final class JavaTestDoubles {
         System.out.println(fulfilment(transaction("JAVA-DOUBLE-3", TransactionStatus.Failed.INSTANCE)));
         System.out.println("defaults: customer " + paid.getCustomer() + ", custom fields " + paid.getCustomFields().size()
             + ", created " + paid.getCreatedAt());
+        // Stored as JSON (a cache, a queue) and read back: Sika's functions are static methods of `Sika`.
+        try {
+            System.out.println("read back equal: " + Sika.transactionFromJson(paid.toJson()).equals(paid));
+        } catch (SikaException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -183,6 +183,8 @@ class JavaExampleIT {
                 "wait for JAVA-DOUBLE-2",
                 "do not ship JAVA-DOUBLE-3",
                 "defaults: customer null, custom fields 0, created null",
+                // B194: `Sika.transactionFromJson`, a package function as Java calls it.
+                "read back equal: true",
             ),
             run.stdout.trimEnd().lines(),
             report,

@@ -95,6 +95,33 @@ class JavaInteropTest {
         assertThrows<SikaException.InvalidInput> { BlockingClient(negative) }
     }
 
+    /**
+     * B194: every function of the package is a static method of `Sika` for Java (ADR 0067), with
+     * the same parameters, result and declared exceptions as in `Sika_ffiKt` (which also holds
+     * UniFFI's plumbing), default overloads included; and it is the same function.
+     */
+    @Test
+    fun testB194EveryFunctionIsAStaticMethodOfSika() {
+        val facade = Class.forName("dev.sika.Sika_ffiKt")
+        val plumbing = Regex("^(uniffi|getUniffi|use$)")
+        val functions = facade.methods.filter {
+            Modifier.isStatic(it.modifiers) && !it.isSynthetic && it.declaringClass == facade && !plumbing.containsMatchIn(it.name)
+        }
+        assertTrue(functions.size >= 30, "the package's functions: ${functions.map { it.name }}")
+        for (function in functions) {
+            val onSika = runCatching { Sika::class.java.getMethod(function.name, *function.parameterTypes) }.getOrNull()
+            assertTrue(onSika != null, "Sika.${function.name}${function.parameterTypes.map { it.simpleName }} is missing")
+            assertTrue(Modifier.isStatic(onSika!!.modifiers), "$onSika is static")
+            assertEquals(function.genericReturnType, onSika.genericReturnType, "$onSika")
+            assertEquals(function.exceptionTypes.toSet(), onSika.exceptionTypes.toSet(), "$onSika")
+        }
+        val transaction = Transaction(amount = java.math.BigDecimal("25.50"), currency = "GHS", txRef = "B194-1", status = TransactionStatus.Successful, rawJson = "{}")
+        assertEquals(transaction, Sika.transactionFromJson(transaction.toJson()))
+        val body = """{"event":"charge.success","data":{"reference":"B194-1"}}""".toByteArray()
+        assertEquals(parseWebhookEvent(body), Sika.parseWebhookEvent(body))
+        assertThrows<SikaException.InvalidInput> { Sika.normalizePhoneNumber("phone", "GH") }
+    }
+
     @Test
     fun testB44ErrorsPrintTheirClassThenTheCoresMessage() {
         val error = assertThrows<SikaException.InvalidInput> { normalizePhoneNumber("phone", "GH") }

@@ -4,7 +4,7 @@ import dev.sika.BlockingClient;
 import dev.sika.ChargeRequest;
 import dev.sika.PaymentCheck;
 import dev.sika.SikaException;
-import dev.sika.Sika_ffiKt;
+import dev.sika.Sika;
 import dev.sika.Transaction;
 import dev.sika.WebhookDecision;
 import jakarta.servlet.http.HttpServletRequest;
@@ -111,7 +111,7 @@ public class ShopController {
         Orders.Order order;
         try {
             // Unverified: only to find the order the notification claims to be about.
-            String reference = Sika_ffiKt.parseWebhookEvent(body).getReference(); // null: none named
+            String reference = Sika.parseWebhookEvent(body).getReference(); // null: none named
             order = reference == null ? null : orders.find(reference).orElse(null);
         } catch (SikaException e) {
             order = null;
