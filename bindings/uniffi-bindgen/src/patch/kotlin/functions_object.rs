@@ -128,12 +128,12 @@ open class Client: Disposable, AutoCloseable, ClientInterface
             return FfiConverterSequenceTypeCountryInfo.lift(
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_sika_core_fn_func_countries(
-    
+
         _status)
 }
     )
     }
-    
+
 
         /**
          * Reads the notification.
@@ -142,17 +142,17 @@ open class Client: Disposable, AutoCloseable, ClientInterface
             return FfiConverterTypeWebhookEvent.lift(
     uniffiRustCallWithError(SikaException) { _status ->
     UniffiLib.uniffi_sika_core_fn_func_parse_webhook_event(
-    
+
         FfiConverterByteArray.lower(`body`),_status)
 }
     )
     }
-    
+
     @Throws(SikaException::class) fun `checkHostRuntime`(`vmName`: kotlin.String, `vmVendor`: kotlin.String? = null)
-        = 
+        =
     uniffiRustCallWithError(SikaException) { _status ->
     UniffiLib.uniffi_sika_core_fn_func_check_host_runtime(
-    
+
         _status)
 }
 ";
