@@ -38,6 +38,18 @@ class LedgerTest {
         dir.deleteRecursively()
     }
 
+    /** [decide] on [threads] plain threads, started together; their answers. */
+    private fun onThreadsAtOnce(threads: Int, decide: () -> LedgerDecision): List<LedgerDecision> {
+        val start = CyclicBarrier(threads)
+        val pool = Executors.newFixedThreadPool(threads)
+        try {
+            return (1..threads).map { pool.submit<LedgerDecision> { start.await(); decide() } }
+                .map { it.get(60, TimeUnit.SECONDS) }
+        } finally {
+            pool.shutdown()
+        }
+    }
+
     private fun notification(reference: String) = """{"event":"charge.success","data":{"reference":"$reference"}}""".toByteArray()
 
     @Test
@@ -47,20 +59,13 @@ class LedgerTest {
         val reference = "B140-KT-BLOCKING"
         sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
         runBlocking { ledger.expect(reference, order) }
-        val threads = 32
-        val start = CyclicBarrier(threads)
-        val pool = Executors.newFixedThreadPool(threads)
-        val answers = (1..threads).map {
-            pool.submit<LedgerDecision> {
-                start.await()
-                runBlocking {
-                    val decision = ledger.handleWebhook(client, notification(reference))
-                    if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
-                    decision
-                }
+        val answers = onThreadsAtOnce(32) {
+            runBlocking {
+                val decision = ledger.handleWebhook(client, notification(reference))
+                if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
+                decision
             }
-        }.map { it.get(60, TimeUnit.SECONDS) }
-        pool.shutdown()
+        }
         assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
         assertTrue(answers.all { it.httpStatus() == 200 }, "$answers")
         assertTrue(answers.all { it is LedgerDecision.Fulfil || it is LedgerDecision.AlreadyFulfilled || it is LedgerDecision.InProgress })
@@ -165,18 +170,11 @@ class LedgerTest {
                 val reference = "B193-KT-1"
                 sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
                 ledger.expect(reference, order)
-                val threads = 32
-                val start = CyclicBarrier(threads)
-                val pool = Executors.newFixedThreadPool(threads)
-                val answers = (1..threads).map {
-                    pool.submit<LedgerDecision> {
-                        start.await()
-                        ledger.handleWebhook(client, notification(reference)).also { decision ->
-                            if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
-                        }
+                val answers = onThreadsAtOnce(32) {
+                    ledger.handleWebhook(client, notification(reference)).also { decision ->
+                        if (decision is LedgerDecision.Fulfil) ledger.markFulfilled(decision.claim)
                     }
-                }.map { it.get(60, TimeUnit.SECONDS) }
-                pool.shutdown()
+                }
                 assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
                 assertTrue(answers.all { it.httpStatus() == 200 }, "$answers")
                 assertEquals(1L, ledger.payment(reference)!!.claimsOffered)
