@@ -4,6 +4,8 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
@@ -22,6 +24,9 @@ class WakingThreadsTest {
     fun testB195WakingThreadsAreAttachedOnceNotPerWake() = runBlocking<Unit> {
         Sandbox().use { sandbox ->
             sandbox.seedTransaction(transactionObject("B195-1", "successful", "12.30"))
+            // The first 20 answers come 30 ms late, so each call ends with a wake from the SDK's
+            // thread: a call whose answer is in before its first poll completes without one.
+            sandbox.fault("/transaction/verify", "delay", 20, JsonObject(mapOf("delay_ms" to JsonPrimitive(30))))
             sandbox.client().use { client ->
                 repeat(20) { client.verifyTransaction("B195-1") }
                 val first = wakingThreads()
