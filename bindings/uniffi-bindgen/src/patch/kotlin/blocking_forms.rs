@@ -25,11 +25,13 @@ struct Form {
     file: &'static str,
     /// The class's documentation, after its first line.
     doc: &'static str,
+    /// What closing it closes.
+    connections: &'static str,
 }
 
 const FORMS: [Form; 2] = [
-    Form { object: "Client", file: "BlockingClient.kt", doc: CLIENT_DOC },
-    Form { object: "Ledger", file: "BlockingLedger.kt", doc: LEDGER_DOC },
+    Form { object: "Client", file: "BlockingClient.kt", doc: CLIENT_DOC, connections: "connections" },
+    Form { object: "Ledger", file: "BlockingLedger.kt", doc: LEDGER_DOC, connections: "database connections" },
 ];
 
 /// The files' names, beside `sika_ffi.kt`.
@@ -162,13 +164,9 @@ impl Form {
             file.push_str(&member.render(self));
         }
         file.push_str(&format!(
-            "    /** Frees the {what}: {closing} */\n    override fun close(): Unit = async.close()\n}}\n",
+            "    /** Frees the {what}: its {connections} close once the calls in flight have ended. */\n    override fun close(): Unit = async.close()\n}}\n",
             what = object.to_lowercase(),
-            closing = if object == "Client" {
-                "its connections close once the calls in flight have ended."
-            } else {
-                "its database connections close once the calls in flight have ended."
-            }
+            connections = self.connections,
         ));
         Ok(file)
     }
@@ -178,12 +176,19 @@ impl Form {
 /// member at `at` of `text`, if any.
 fn throws_before<'a>(text: &'a str, at: usize, name: &str) -> Result<Option<&'a str>, String> {
     let annotations = &text[text[..at].rfind("\n    }").unwrap_or(0)..at];
-    let Some(index) = annotations.rfind("@Throws(") else { return Ok(None) };
-    let error = annotations[index + "@Throws(".len()..].split("::class)").next().unwrap_or_default();
+    match annotations.rfind("@Throws(") {
+        Some(index) => thrown_type(&annotations[index..], name).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The error type of the `@Throws(E::class)` that `annotation` starts with: a plain name.
+pub(super) fn thrown_type<'a>(annotation: &'a str, name: &str) -> Result<&'a str, String> {
+    let error = annotation.strip_prefix("@Throws(").and_then(|a| a.split("::class)").next()).unwrap_or_default();
     if error.is_empty() || !error.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return Err(format!("`{name}` throws an unexpected error type `{error}`"));
     }
-    Ok(Some(error))
+    Ok(error)
 }
 
 /// The blocking form of the type `name`, when it has one.
@@ -222,9 +227,10 @@ impl Member<'_> {
                 "    /** [{object}]'s constructor, giving the blocking form. */\n{throws}{overloads}    public constructor({parameters}) : this({object}({arguments}))\n\n"
             );
         }
-        let (call, doc) = match self.kind {
-            Kind::Factory => (format!("{object}.`{}`({arguments})", m.name), format!("[{object}.{}]", m.name)),
-            _ => (format!("async.`{}`({arguments})", m.name), format!("[{object}.{}]", m.name)),
+        let doc = format!("[{object}.{}]", m.name);
+        let call = match self.kind {
+            Kind::Factory => format!("{object}.`{}`({arguments})", m.name),
+            _ => format!("async.`{}`({arguments})", m.name),
         };
         let (result, call) = match blocking_form_of(m.result) {
             Some(blocking) => (blocking.clone(), format!("{blocking}({call})")),

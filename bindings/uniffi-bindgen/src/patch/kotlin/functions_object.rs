@@ -11,6 +11,7 @@
 //! UniFFI's name for a free function (methods are `_fn_method_`, constructors
 //! `_fn_constructor_`), so a new function joins without a list kept by hand.
 
+use super::blocking_forms::thrown_type;
 use super::completable_futures::SuspendMethod;
 
 /// The file's name, beside `sika_ffi.kt`.
@@ -36,16 +37,12 @@ pub fn generate(text: &str) -> Result<String, String> {
         let line = line[..line.find('\n').unwrap_or(line.len())].trim_end();
         let declaration = line.strip_suffix(" {").unwrap_or(line);
         let function = SuspendMethod::parse(declaration)?;
-        let throws = match prefix.trim().strip_prefix("@Throws(") {
-            Some(annotated) => {
-                let error = annotated.split("::class)").next().unwrap_or_default();
-                if error.is_empty() || !error.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                    return Err(format!("`{}` throws an unexpected error type `{error}`", function.name));
-                }
-                format!("    @Throws({error}::class)\n")
+        let throws = match prefix.trim() {
+            annotated if annotated.starts_with("@Throws(") => {
+                format!("    @Throws({}::class)\n", thrown_type(annotated, function.name)?)
             }
-            None if prefix.trim().is_empty() || prefix.trim() == "*/" => String::new(),
-            None => return Err(format!("`{}` has an unexpected prefix `{prefix}`", function.name)),
+            "" | "*/" => String::new(),
+            _ => return Err(format!("`{}` has an unexpected prefix `{prefix}`", function.name)),
         };
         names.push(function.name);
         let doc = doc_before(text, line_start, prefix)
