@@ -5,7 +5,8 @@ package dev.sika
  * throws `SikaException.Configuration`: a secret key inside an app can be unpacked by anyone.
  * The core decides and words the error; this only reads the JVM's own facts about itself.
  *
- * Called by the generated code as it loads the native library (the Kotlin patch `server_only`).
+ * Called by [JvmHost.loaded] as the generated code loads the native library (the Kotlin patch
+ * `server_only`).
  */
 internal object ServerOnly {
     /** The properties the core is given, in the order of `reportHostRuntime`'s parameters. */

@@ -214,9 +214,44 @@ class LoggingTest {
         assertEquals(null, mdc["dropped"])
         // B207: the request id the sandbox received, in the MDC.
         assertEquals(sandbox.requests().last()["request_id"]!!.jsonPrimitive.content, mdc["request_id"], "$mdc")
-        // The blocking call ran on this thread; its record came on the SDK's logging thread
-        // (which JNA names as it attaches it).
+        // The blocking call ran on this thread; its record came on the SDK's logging thread.
         assertNotEquals(Thread.currentThread().name, line.threadName, "delivered on the calling thread")
+    }
+
+    /**
+     * B196: records reach SLF4J on one thread, attached to the JVM once and named `sika-log` (a
+     * log pattern's `%thread`), not on a new `Thread-N` that JNA attaches for each record and
+     * detaches again (ADR 0068).
+     */
+    @Test
+    fun testB196RecordsArriveOnOneAttachedThreadNamedSikaLog() {
+        val threads = java.util.Collections.synchronizedList(mutableListOf<Thread>())
+        val threadOfEach = object : ch.qos.logback.core.AppenderBase<ILoggingEvent>() {
+            override fun append(event: ILoggingEvent) {
+                threads.add(Thread.currentThread())
+            }
+        }
+        threadOfEach.start()
+        sika.addAppender(threadOfEach)
+        try {
+            transport.level = Level.DEBUG
+            tellTheCoreNow()
+            sandbox.seedTransaction(transactionObject("LOG-KT-B196", "successful", "5"))
+            sandbox.blockingClient().use { client ->
+                repeat(30) {
+                    client.verifyTransaction("LOG-KT-B196")
+                    // One record at a time reaches the logging thread, so each is its own callback.
+                    flushLogRecords(10_000L)
+                }
+            }
+        } finally {
+            sika.detachAppender(threadOfEach)
+        }
+        assertTrue(threads.size >= 30, "${threads.size} records")
+        val distinct = threads.toSet()
+        assertEquals(listOf(JvmHost.LOGGING_THREAD_NAME), distinct.map { it.name }.distinct(), "thread names: ${distinct.map { it.name }}")
+        assertEquals(1, distinct.size, "${distinct.size} Thread objects for ${threads.size} records: attached again for each")
+        assertTrue(distinct.single().isDaemon, "the logging thread would hold the VM's exit")
     }
 
     @Test

@@ -2,15 +2,20 @@
 // lines; every comparison is interleaved (A, B, C, A, B, C, ...). The key comes from
 // SIKA_BENCH_KEY and is never printed.
 //   Bench URL REFERENCE ROUNDS CALLS RUST_BENCH_BINARY
+// With -Dsika.bench.wakes=detached it measures the SDK's rows only, each wake's thread attached
+// to the VM and detached again (JNA's default, before ADR 0068), under names saying so.
 package dev.sika.bench
 
 import com.fasterxml.jackson.databind.DeserializationFeature
 import com.fasterxml.jackson.databind.ObjectMapper
+import com.sun.jna.CallbackThreadInitializer
+import com.sun.jna.Native
 import dev.sika.BlockingClient
 import dev.sika.Client
 import dev.sika.ClientConfig
 import dev.sika.SecretKey
 import dev.sika.TransactionStatus
+import dev.sika.uniffiRustFutureContinuationCallbackImpl
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
 import kotlinx.coroutines.launch
@@ -89,36 +94,53 @@ fun main(args: Array<String>) {
     val rustBinary = args[4]
 
     val blocking = BlockingClient(ClientConfig(SecretKey(key), url))
+    val client = Client(ClientConfig(SecretKey(key), url))
+    // The library is loaded (JvmHost kept waking threads attached); no call has woken one yet.
+    val detachedWakes = System.getProperty("sika.bench.wakes") == "detached"
+    val variant = if (detachedWakes) " (JNA's default: each wake attaches and detaches)" else ""
+    if (detachedWakes) {
+        Native.setCallbackThreadInitializer(uniffiRustFutureContinuationCallbackImpl, CallbackThreadInitializer(true, true))
+    }
     val java = JavaHttpVerifier(url)
     val sequential = linkedMapOf<String, () -> Unit>(
-        "sika BlockingClient" to {
+        "sika BlockingClient$variant" to {
             val transaction = blocking.verifyTransaction(reference)
             check(transaction.status == TransactionStatus.Successful && transaction.txRef == reference)
         },
-        "java.net.http + Jackson" to { java.verify(reference) },
     )
+    // What Java code without BlockingClient writes: the CompletableFuture twin, joined.
+    sequential["sika Client verifyTransactionAsync(...).join()$variant"] = {
+        check(client.verifyTransactionAsync(reference).join().txRef == reference)
+    }
+    if (!detachedWakes) sequential["java.net.http + Jackson"] = { java.verify(reference) }
     // Warm-up: the JIT compiles both paths before anything is timed.
     repeat(3) { sequential.values.forEach { call -> rate(1000) { call() } } }
     System.err.println("kotlin: sequential verify, $rounds rounds of $calls calls")
     repeat(rounds) {
         sequential.forEach { (name, call) -> emit("kt_verify_sequential", name, "calls/s", rate(calls) { call() }) }
-        emit("kt_verify_sequential", "rust reqwest+serde (raw)", "calls/s", rustRate(rustBinary, url, reference, calls))
+        if (!detachedWakes) {
+            emit("kt_verify_sequential", "rust reqwest+serde (raw)", "calls/s", rustRate(rustBinary, url, reference, calls))
+        }
     }
 
-    val client = Client(ClientConfig(SecretKey(key), url))
     val concurrent = linkedMapOf<String, suspend () -> Unit>(
-        "sika Client (suspend)" to {
+        "sika Client (suspend)$variant" to {
             val transaction = client.verifyTransaction(reference)
             check(transaction.status == TransactionStatus.Successful)
         },
-        "java.net.http sendAsync + Jackson" to { java.verifyAsync(reference) },
     )
+    if (!detachedWakes) concurrent["java.net.http sendAsync + Jackson"] = { java.verifyAsync(reference) }
     repeat(2) { concurrent.values.forEach { call -> asyncRate(2000, 100, call) } }
     System.err.println("kotlin: 100 in flight, $rounds rounds of ${calls * 4} calls")
     repeat(rounds) {
         concurrent.forEach { (name, call) -> emit("kt_verify_100_in_flight", name, "calls/s", asyncRate(calls * 4, 100, call)) }
     }
 
+    if (detachedWakes) {
+        blocking.close()
+        client.close()
+        return
+    }
     System.err.println("kotlin: FFI calls without I/O")
     val status = TransactionStatus.Pending
     var finals = 0
