@@ -23,11 +23,11 @@ pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(
     find_files(out_dir, extension, &mut files).map_err(|e| format!("reading {}: {e}", out_dir.display()))?;
     // Files Sika writes beside the generated one (from an earlier run into the same directory).
     let own = match language {
-        "kotlin" => kotlin::own_file_names(),
-        "swift" => vec![crate::swift_codable::FILE_NAME],
+        "kotlin" => kotlin::own_file_names().map_err(|e| format!("kotlin files beside the generated one: {e}"))?,
+        "swift" => vec![crate::swift_codable::FILE_NAME.to_owned()],
         _ => Vec::new(),
     };
-    files.retain(|file| !file.file_name().is_some_and(|name| own.iter().any(|own| name == *own)));
+    files.retain(|file| !file.file_name().is_some_and(|name| own.iter().any(|own| name == own.as_str())));
     let [file] = files.as_slice() else {
         return Err(format!(
             "expected one generated .{extension} file in {}, found {}",

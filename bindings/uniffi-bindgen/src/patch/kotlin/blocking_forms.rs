@@ -20,28 +20,68 @@ use super::completable_futures::{SuspendMethod, split_top_level};
 
 /// One object with a blocking form, in a file of its own.
 struct Form {
-    object: &'static str,
-    /// `Blocking{object}.kt`.
-    file: &'static str,
+    object: String,
     /// The class's documentation, after its first line.
     doc: &'static str,
     /// What closing it closes.
     connections: &'static str,
 }
 
-const FORMS: [Form; 2] = [
-    Form { object: "Client", file: "BlockingClient.kt", doc: CLIENT_DOC, connections: "connections" },
-    Form { object: "Ledger", file: "BlockingLedger.kt", doc: LEDGER_DOC, connections: "database connections" },
-];
+/// The objects with a blocking form: those whose core blocking form (`Blocking{object}`) the
+/// root `uniffi.toml` excludes from the Kotlin bindings, as that exclusion is why Kotlin needs
+/// one of its own. So a new pair in the core cannot be left without one.
+fn forms() -> Result<Vec<Form>, String> {
+    let path = crate::generate::config_file();
+    let config = std::fs::read_to_string(&path).map_err(|e| format!("reading {path}: {e}"))?;
+    forms_in(&config)
+}
+
+fn forms_in(config: &str) -> Result<Vec<Form>, String> {
+    let config: toml::Table = toml::from_str(config).map_err(|e| format!("reading uniffi.toml: {e}"))?;
+    let excluded = config
+        .get("bindings")
+        .and_then(|bindings| bindings.get("kotlin"))
+        .and_then(|kotlin| kotlin.get("exclude"))
+        .and_then(toml::Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    excluded
+        .iter()
+        .map(|name| {
+            let name = name.as_str().ok_or("`[bindings.kotlin] exclude` lists a name that is not a string")?;
+            let object = name.strip_prefix("Blocking").filter(|object| !object.is_empty()).ok_or_else(|| {
+                format!("`{name}` is excluded from the Kotlin bindings, which replace only the core's blocking forms (`Blocking...`)")
+            })?;
+            let (doc, connections) = usage(object)?;
+            Ok(Form { object: object.to_owned(), doc, connections })
+        })
+        .collect()
+}
+
+/// How the blocking form of `object` is shared, and what closing it closes: text for its
+/// documentation that nothing generated says.
+fn usage(object: &str) -> Result<(&'static str, &'static str), String> {
+    match object {
+        "Client" => Ok((CLIENT_DOC, "connections")),
+        "Ledger" => Ok((LEDGER_DOC, "database connections")),
+        other => Err(format!(
+            "`Blocking{other}` has no Kotlin documentation yet: say how one is shared and what closing it closes in `usage` (blocking_forms.rs)"
+        )),
+    }
+}
 
 /// The files' names, beside `sika_ffi.kt`.
-pub fn file_names() -> impl Iterator<Item = &'static str> {
-    FORMS.iter().map(|form| form.file)
+pub fn file_names() -> Result<Vec<String>, String> {
+    Ok(forms()?.iter().map(Form::file).collect())
 }
 
 /// Each blocking form's file, for the generated `sika_ffi.kt` in `text`.
-pub fn generate(text: &str) -> Result<Vec<(&'static str, String)>, String> {
-    FORMS.iter().map(|form| Ok((form.file, form.generate(text)?))).collect()
+pub fn generate(text: &str) -> Result<Vec<(String, String)>, String> {
+    generate_forms(text, &forms()?)
+}
+
+fn generate_forms(text: &str, forms: &[Form]) -> Result<Vec<(String, String)>, String> {
+    forms.iter().map(|form| Ok((form.file(), form.generate(text, forms)?))).collect()
 }
 
 /// A member of the blocking form: a method of the interface, a constructor or a factory.
@@ -64,8 +104,12 @@ impl Form {
         format!("Blocking{}", self.object)
     }
 
-    fn generate(&self, text: &str) -> Result<String, String> {
-        let object = self.object;
+    fn file(&self) -> String {
+        format!("{}.kt", self.blocking())
+    }
+
+    fn generate(&self, text: &str, forms: &[Form]) -> Result<String, String> {
+        let object = self.object.as_str();
         let header = format!("\npublic interface {object}Interface {{\n");
         let start =
             text.find(&header).ok_or_else(|| format!("no `public interface {object}Interface`"))? + header.len();
@@ -151,17 +195,17 @@ impl Form {
         let factories: Vec<&Member> = members.iter().filter(|m| m.kind == Kind::Factory).collect();
         let methods = members.iter().filter(|m| matches!(m.kind, Kind::Method { .. }));
         for member in constructors {
-            file.push_str(&member.render(self));
+            file.push_str(&member.render(self, forms));
         }
         if !factories.is_empty() {
             file.push_str("    public companion object {\n");
             for member in factories {
-                file.push_str(&indent(&member.render(self)));
+                file.push_str(&indent(&member.render(self, forms)));
             }
             file.push_str("    }\n\n");
         }
         for member in methods {
-            file.push_str(&member.render(self));
+            file.push_str(&member.render(self, forms));
         }
         file.push_str(&format!(
             "    /** Frees the {what}: its {connections} close once the calls in flight have ended. */\n    override fun close(): Unit = async.close()\n}}\n",
@@ -192,12 +236,12 @@ pub(super) fn thrown_type<'a>(annotation: &'a str, name: &str) -> Result<&'a str
 }
 
 /// The blocking form of the type `name`, when it has one.
-fn blocking_form_of(name: &str) -> Option<String> {
-    FORMS.iter().find(|form| form.object == name).map(Form::blocking)
+fn blocking_form_of(name: &str, forms: &[Form]) -> Option<String> {
+    forms.iter().find(|form| form.object == name).map(Form::blocking)
 }
 
 impl Member<'_> {
-    fn render(&self, form: &Form) -> String {
+    fn render(&self, form: &Form, forms: &[Form]) -> String {
         let m = &self.signature;
         // Parameters whose type has a blocking form take it, and pass its async object on.
         let mut parameters = Vec::new();
@@ -206,7 +250,7 @@ impl Member<'_> {
             let parameter = parameter.trim();
             let declared = parameter.split_once("`: ").map(|(_, t)| t).unwrap_or_default();
             let (kind, default) = declared.split_once(" = ").map_or((declared, None), |(t, d)| (t, Some(d)));
-            match blocking_form_of(kind) {
+            match blocking_form_of(kind, forms) {
                 Some(blocking) => {
                     let default = default.map(|d| format!(" = {d}")).unwrap_or_default();
                     parameters.push(format!("`{name}`: {blocking}{default}"));
@@ -219,7 +263,7 @@ impl Member<'_> {
             }
         }
         let (parameters, arguments) = (parameters.join(", "), arguments.join(", "));
-        let object = form.object;
+        let object = &form.object;
         let throws = self.throws.map(|e| format!("    @Throws({e}::class)\n")).unwrap_or_default();
         let overloads = if m.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
         if self.kind == Kind::Constructor {
@@ -232,7 +276,7 @@ impl Member<'_> {
             Kind::Factory => format!("{object}.`{}`({arguments})", m.name),
             _ => format!("async.`{}`({arguments})", m.name),
         };
-        let (result, call) = match blocking_form_of(m.result) {
+        let (result, call) = match blocking_form_of(m.result, forms) {
             Some(blocking) => (blocking.clone(), format!("{blocking}({call})")),
             None => (m.result.to_owned(), call),
         };
@@ -280,21 +324,24 @@ const PARKS: &str = " * Each call runs the async object's call and parks the cal
 
 #[cfg(test)]
 mod tests {
-    use super::generate;
+    use super::{forms_in, generate_forms};
+
+    /// The root `uniffi.toml`'s exclusion, as it is.
+    const CONFIG: &str = "[bindings.kotlin]\nexclude = [\"BlockingClient\", \"BlockingLedger\"]\n";
 
     const CLIENT: &str = "\npublic interface ClientInterface {\n    \n    /**\n     * Verifies.\n     */\n    suspend fun `verify`(`reference`: kotlin.String): Transaction\n    \n    suspend fun `list`(`country`: kotlin.String? = null): List<Bank>\n    \n    fun `withOptions`(`timeoutMs`: kotlin.Long? = null): Client\n    \n    fun `shutdown`()\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    constructor(withHandle: UniffiWithHandle, handle: Long) {\n    }\n    constructor(noHandle: NoHandle) {\n    }\n    @Throws(SikaException::class)\n    constructor(`config`: ClientConfig) :\n        this(UniffiWithHandle, \n    uniffiRustCallWithError(SikaException) { _status ->\n}\n    )\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `verify`(`reference`: kotlin.String) : Transaction {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `list`(`country`: kotlin.String?) : List<Bank> {\n    }\n    @Throws(SikaException::class)override fun `withOptions`(`timeoutMs`: kotlin.Long?): Client {\n    }\n    override fun `shutdown`()\n        = callWithHandle {\n    }\n    companion object {\n        \n    @Throws(SikaException::class) fun `fromEnv`(): Client {\n            return FfiConverterTypeClient.lift(\n    uniffiRustCallWithError(SikaException) { _status ->\n}\n    )\n    }\n    }\n}\n\npublic object FfiConverterTypeClient: FfiConverter<Client, Long> {\n    override fun `frozen`(): Client {\n}\n";
 
     const LEDGER: &str = "\npublic interface LedgerInterface {\n    \n    suspend fun `settle`(`client`: Client, `reference`: kotlin.String): LedgerDecision\n    \n    suspend fun `reconcile`(`client`: Client, `options`: ReconcileOptions? = null): ReconcileReport\n    \n    suspend fun `markFulfilled`(`claim`: Claim)\n    \n    companion object\n}\n\nopen class Ledger: Disposable, AutoCloseable, LedgerInterface\n{\n    constructor(withHandle: UniffiWithHandle, handle: Long) {\n    }\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `settle`(`client`: Client, `reference`: kotlin.String) : LedgerDecision {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `reconcile`(`client`: Client, `options`: ReconcileOptions?) : ReconcileReport {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `markFulfilled`(`claim`: Claim) {\n    }\n\n    companion object {\n        \n    @Throws(SikaException::class) fun `sqlite`(`path`: kotlin.String, `options`: LedgerOptions? = null): Ledger {\n            return FfiConverterTypeLedger.lift(\n    }\n    \n    fun `helper`(): kotlin.String {\n    }\n    }\n}\n";
 
-    fn files(text: &str) -> Result<Vec<(&'static str, String)>, String> {
-        generate(text)
+    fn files(text: &str) -> Result<Vec<(String, String)>, String> {
+        generate_forms(text, &forms_in(CONFIG).unwrap())
     }
 
     #[test]
     fn b176_blocking_client_every_operation_parks_on_the_async_client() {
         let all = files(&format!("{CLIENT}{LEDGER}")).unwrap();
         let (name, file) = &all[0];
-        assert_eq!(*name, "BlockingClient.kt");
+        assert_eq!(name, "BlockingClient.kt");
         assert!(file.contains("    @Throws(SikaException::class)\n    public fun `verify`(`reference`: kotlin.String): Transaction =\n        parkUntilDone { async.`verify`(`reference`) }\n"), "{file}");
         assert!(file.contains("    @Throws(SikaException::class)\n    @JvmOverloads\n    public fun `list`(`country`: kotlin.String? = null): List<Bank> =\n        parkUntilDone { async.`list`(`country`) }\n"), "{file}");
         // A view of the client is a blocking client over the view.
@@ -312,7 +359,7 @@ mod tests {
     fn b193_blocking_ledger_takes_the_blocking_client() {
         let all = files(&format!("{CLIENT}{LEDGER}")).unwrap();
         let (name, file) = &all[1];
-        assert_eq!(*name, "BlockingLedger.kt");
+        assert_eq!(name, "BlockingLedger.kt");
         assert!(file.contains("public class BlockingLedger private constructor(\n    /** The async [Ledger] this one calls. */\n    @get:JvmSynthetic internal val async: Ledger,\n"), "{file}");
         assert!(file.contains("    @Throws(SikaException::class)\n    public fun `settle`(`client`: BlockingClient, `reference`: kotlin.String): LedgerDecision =\n        parkUntilDone { async.`settle`(`client`.async, `reference`) }\n"), "{file}");
         assert!(file.contains("    @JvmOverloads\n    public fun `reconcile`(`client`: BlockingClient, `options`: ReconcileOptions? = null): ReconcileReport =\n        parkUntilDone { async.`reconcile`(`client`.async, `options`) }\n"), "{file}");
@@ -344,5 +391,30 @@ mod tests {
             "fun `sqlite`(): kotlin.String {",
         );
         assert!(files(&no_factory).is_err());
+    }
+
+    #[test]
+    fn b197_the_blocking_forms_are_the_core_forms_the_config_excludes() {
+        let both = format!("{CLIENT}{LEDGER}");
+        // The root file itself, as the bindgen reads it.
+        let names: Vec<String> = super::forms().unwrap().iter().map(super::Form::file).collect();
+        assert_eq!(names, ["BlockingClient.kt", "BlockingLedger.kt"]);
+        // The client's form alone: no ledger file, and nothing else takes a blocking ledger.
+        let client_only =
+            generate_forms(&both, &forms_in("[bindings.kotlin]\nexclude = [\"BlockingClient\"]\n").unwrap()).unwrap();
+        assert_eq!(client_only.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(), ["BlockingClient.kt"]);
+        // Without the client's form the ledger's takes the async `Client`.
+        let ledger_only =
+            generate_forms(&both, &forms_in("[bindings.kotlin]\nexclude = [\"BlockingLedger\"]\n").unwrap()).unwrap();
+        assert!(ledger_only[0].1.contains("public fun `settle`(`client`: Client, "), "{}", ledger_only[0].1);
+        assert!(forms_in("").unwrap().is_empty());
+        // A new blocking form in the core needs its documentation; anything else excluded has no
+        // Kotlin replacement.
+        let new_form =
+            forms_in("[bindings.kotlin]\nexclude = [\"BlockingClient\", \"BlockingRefunds\"]\n").err().unwrap();
+        assert!(new_form.contains("`BlockingRefunds` has no Kotlin documentation yet"), "{new_form}");
+        for excluded in ["\"Refunds\"", "\"Blocking\"", "3"] {
+            assert!(forms_in(&format!("[bindings.kotlin]\nexclude = [{excluded}]\n")).is_err(), "{excluded}");
+        }
     }
 }

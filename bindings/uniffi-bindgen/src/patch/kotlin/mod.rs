@@ -27,15 +27,17 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
 }
 
 /// The Kotlin files Sika writes beside the generated one.
-pub fn own_file_names() -> Vec<&'static str> {
-    blocking_forms::file_names().chain([functions_object::FILE_NAME]).collect()
+pub fn own_file_names() -> Result<Vec<String>, String> {
+    let mut names = blocking_forms::file_names()?;
+    names.push(functions_object::FILE_NAME.to_owned());
+    Ok(names)
 }
 
 /// Each of [`own_file_names`] with its content. They are derived from UniFFI's output with the Java
 /// annotations of its constructors and factories (`@Throws`, `@JvmStatic`), which they repeat.
-pub fn own_files(generated: &str) -> Result<Vec<(&'static str, String)>, String> {
+pub fn own_files(generated: &str) -> Result<Vec<(String, String)>, String> {
     let annotated = java_annotations::patch(generated.to_owned())?;
     let mut files = blocking_forms::generate(&annotated)?;
-    files.push((functions_object::FILE_NAME, functions_object::generate(&annotated)?));
+    files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&annotated)?));
     Ok(files)
 }
