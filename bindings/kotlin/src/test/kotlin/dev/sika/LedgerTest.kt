@@ -195,32 +195,44 @@ class LedgerTest {
     /**
      * B193: `Thread.interrupt()` ends a `BlockingLedger` call waiting on the service at once,
      * with `SikaException.Cancelled` and the interrupt flag set again; the ledger still works.
+     * On a platform thread, and on a virtual one (run by the newest-jdk Surefire run).
      */
     @Test
-    fun testB193AnInterruptEndsABlockingLedgerCall() = runBlocking<Unit> {
-        Sandbox().use { hanging ->
-            BlockingLedger.sqlite(dir.resolve("interrupted.db").path).use { ledger ->
-                hanging.blockingClient().use { client ->
-                    val reference = "B193-KT-INT"
-                    hanging.seedTransaction(transactionObject(reference, "successful", "100.10"))
-                    ledger.expect(reference, order)
-                    val baseline = hanging.openConnections()
-                    hanging.fault("/transaction/verify", "hang", 1, JsonObject(emptyMap()))
-                    var outcome: Result<LedgerDecision>? = null
-                    var flagAfter = false
-                    val caller = Thread {
-                        outcome = runCatching { ledger.settle(client, reference) }
-                        flagAfter = Thread.currentThread().isInterrupted
-                    }.also(Thread::start)
-                    val open = pollUntil(5_000, hanging::openConnections) { it > baseline }
-                    assertTrue(open > baseline, "the settle should be waiting on the service")
-                    caller.interrupt()
-                    caller.join(5_000)
-                    assertFalse(caller.isAlive, "the interrupted call did not end within 5 s")
-                    assertInstanceOf(SikaException.Cancelled::class.java, outcome?.exceptionOrNull(), "$outcome")
-                    assertTrue(flagAfter, "the interrupt flag is set again")
-                    assertInstanceOf(LedgerDecision.Fulfil::class.java, ledger.settle(client, reference))
+    fun testB193AnInterruptEndsABlockingLedgerCall() =
+        interruptEndsASettle("B193-KT-INT") { task -> Thread(task).also(Thread::start) }
+
+    @Test
+    fun testB193AnInterruptEndsABlockingLedgerCallOnAVirtualThread() {
+        needsVirtualThreads()
+        interruptEndsASettle("B193-KT-INT-VT") { task -> virtualThread(task).also(Thread::start) }
+    }
+
+    /** A `settle` waiting on a hanging service, on a thread [start] starts, then interrupted. */
+    private fun interruptEndsASettle(reference: String, start: (Runnable) -> Thread) = runBlocking<Unit> {
+        Sandbox().use { hanging -> settleInterrupted(hanging, reference, start) }
+    }
+
+    private suspend fun settleInterrupted(hanging: Sandbox, reference: String, start: (Runnable) -> Thread) {
+        BlockingLedger.sqlite(dir.resolve("$reference.db").path).use { ledger ->
+            hanging.blockingClient().use { client ->
+                hanging.seedTransaction(transactionObject(reference, "successful", "100.10"))
+                ledger.expect(reference, order)
+                val baseline = hanging.openConnections()
+                hanging.fault("/transaction/verify", "hang", 1, JsonObject(emptyMap()))
+                var outcome: Result<LedgerDecision>? = null
+                var flagAfter = false
+                val caller = start {
+                    outcome = runCatching { ledger.settle(client, reference) }
+                    flagAfter = Thread.currentThread().isInterrupted
                 }
+                val open = pollUntil(5_000, hanging::openConnections) { it > baseline }
+                assertTrue(open > baseline, "the settle should be waiting on the service")
+                caller.interrupt()
+                caller.join(5_000)
+                assertFalse(caller.isAlive, "the interrupted call did not end within 5 s")
+                assertInstanceOf(SikaException.Cancelled::class.java, outcome?.exceptionOrNull(), "$outcome")
+                assertTrue(flagAfter, "the interrupt flag is set again")
+                assertInstanceOf(LedgerDecision.Fulfil::class.java, ledger.settle(client, reference))
             }
         }
     }

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertInstanceOf
 import org.junit.jupiter.api.Assertions.assertTrue
-import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 
@@ -24,16 +23,6 @@ import org.junit.jupiter.api.assertThrows
  */
 class ParkingTest {
     private val hang = JsonObject(emptyMap())
-
-    private fun needsVirtualThreads() =
-        assumeTrue(Runtime.version().feature() >= 21, "virtual threads need JDK 21+ (the newest-jdk profile runs this)")
-
-    /** `Thread.ofVirtual().unstarted(task)`, through reflection: the build targets JDK 17. */
-    private fun virtualThread(task: Runnable): Thread {
-        val builder = Thread::class.java.getMethod("ofVirtual").invoke(null)
-        return Class.forName("java.lang.Thread\$Builder").getMethod("unstarted", Runnable::class.java)
-            .invoke(builder, task) as Thread
-    }
 
     private fun virtualThreadPerTask(): ExecutorService =
         Executors::class.java.getMethod("newVirtualThreadPerTaskExecutor").invoke(null) as ExecutorService

@@ -98,3 +98,17 @@ fun compiledClasses(): List<Class<*>> {
         .map { name -> Class.forName(name, false, loader) }
         .toList()
 }
+
+/** Skips a test on a JDK without virtual threads (the newest-jdk Surefire run has them). */
+fun needsVirtualThreads() =
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Runtime.version().feature() >= 21,
+        "virtual threads need JDK 21+ (the newest-jdk profile runs this)",
+    )
+
+/** `Thread.ofVirtual().unstarted(task)`, through reflection: the build targets JDK 17. */
+fun virtualThread(task: Runnable): Thread {
+    val builder = Thread::class.java.getMethod("ofVirtual").invoke(null)
+    return Class.forName("java.lang.Thread\$Builder").getMethod("unstarted", Runnable::class.java)
+        .invoke(builder, task) as Thread
+}
