@@ -231,9 +231,7 @@ class LoggingTest {
                 threads.add(Thread.currentThread())
             }
         }
-        threadOfEach.start()
-        sika.addAppender(threadOfEach)
-        try {
+        withAppender(threadOfEach) {
             transport.level = Level.DEBUG
             tellTheCoreNow()
             sandbox.seedTransaction(transactionObject("LOG-KT-B196", "successful", "5"))
@@ -244,8 +242,6 @@ class LoggingTest {
                     flushLogRecords(10_000L)
                 }
             }
-        } finally {
-            sika.detachAppender(threadOfEach)
         }
         assertTrue(threads.size >= 30, "${threads.size} records")
         val distinct = threads.toSet()
@@ -264,9 +260,7 @@ class LoggingTest {
         val slow = object : ch.qos.logback.core.AppenderBase<ILoggingEvent>() {
             override fun append(event: ILoggingEvent) = Thread.sleep(delayMs)
         }
-        slow.start()
-        sika.addAppender(slow)
-        try {
+        withAppender(slow) {
             sika.level = Level.DEBUG
             tellTheCoreNow()
             sandbox.seedTransaction(transactionObject("LOG-KT-B82", "successful", "5"))
@@ -281,13 +275,22 @@ class LoggingTest {
                 val late = durations.filter { it > deadlineMs + slackMs }
                 assertEquals(emptyList<Long>(), late, "calls that ended after their deadline, of $calls")
             }
-        } finally {
-            sika.detachAppender(slow)
-            flushLogRecords(10_000L)
         }
+        flushLogRecords(10_000L)
     }
 
     private fun logger(name: String) = LoggerFactory.getLogger(name) as Logger
+
+    /** Runs [body] with [appender] started on the `sika` logger, and takes it off after. */
+    private inline fun <T> withAppender(appender: ch.qos.logback.core.Appender<ILoggingEvent>, body: () -> T): T {
+        appender.start()
+        sika.addAppender(appender)
+        try {
+            return body()
+        } finally {
+            sika.detachAppender(appender)
+        }
+    }
 
     /** Tells the core Logback's levels at once, as a test that is not about following them may. */
     private fun tellTheCoreNow() = setLogSinkLevel(Slf4jLogging.level())
