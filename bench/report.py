@@ -49,6 +49,7 @@ TARGETS = [
     ("Python Client (100 in flight) >= 1.2x aiohttp", "py_verify_100_in_flight", "sika.Client", "aiohttp", "ratio>=", 1.2),
     ("Python Client (100 in flight) >= 10x httpx.AsyncClient", "py_verify_100_in_flight", "sika.Client", "httpx.AsyncClient", "ratio>=", 10),
     ("Python sequential within 1.5x of raw Rust", "py_verify_sequential", "sika.BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
+    ("(for reference) Python BlockingClient from a worker thread >= 5x requests.Session", "py_verify_sequential", "sika.BlockingClient, from a worker thread", "requests.Session", "ratio>=", 5),
     ("(for reference) Rust SDK within 1.5x of raw Rust", "py_verify_sequential", "rust sika_core::BlockingClient", "rust reqwest+serde (raw)", "within", 1.5),
     ("(for reference) Python sequential within 1.5x of raw Rust on a multi-thread runtime", "py_verify_sequential", "sika.BlockingClient", "rust reqwest+serde (raw, multi-thread runtime)", "within", 1.5),
     ("Kotlin >= 1.5x java.net.http + Jackson", "kt_verify_sequential", "sika BlockingClient", "java.net.http + Jackson", "ratio>=", 1.5),
