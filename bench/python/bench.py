@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import ctypes
 import gc
@@ -148,30 +149,6 @@ def rate(call, calls: int) -> float:
     return calls / (time.perf_counter() - started)
 
 
-class WorkerThread:
-    """One thread besides the main one, kept for the run; `run` gives what `task` returns."""
-
-    def __init__(self) -> None:
-        self._tasks: queue.Queue = queue.Queue()
-        threading.Thread(target=self._serve, name="bench-worker", daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            task, answer = self._tasks.get()
-            try:
-                answer.put((True, task()))
-            except BaseException as error:  # the bench stops on it, in the main thread
-                answer.put((False, error))
-
-    def run(self, task):
-        answer: queue.Queue = queue.Queue()
-        self._tasks.put((task, answer))
-        ok, value = answer.get()
-        if not ok:
-            raise value
-        return value
-
-
 def per_call_us(call, calls: int) -> float:
     started = time.perf_counter()
     for _ in range(calls):
@@ -302,23 +279,25 @@ def bench_all(args: argparse.Namespace) -> None:
     # pools, `asyncio.to_thread`): there a call is the core's blocking call on its caller's
     # thread (ADR 0010), where the main thread's call hands its wait to the SDK's runtime so
     # that signal handlers run at once (ADR 0042). The other rows run on the main thread.
-    worker = WorkerThread()
+    worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="bench-worker")
     off_main = {"sika.BlockingClient, from a worker thread": contenders["sika.BlockingClient"]}
     for call in contenders.values():
         for _ in range(50):
             call()
     for call in off_main.values():
-        worker.run(lambda: [call() for _ in range(50)])
+        worker.submit(rate, call, 50).result()
     progress(f"python: sequential verify, {rounds} rounds of {calls} calls")
     for _ in range(rounds):
         for name, call in contenders.items():
             emit("py_verify_sequential", name, "calls/s", rate(call, calls))
         for name, call in off_main.items():
-            emit("py_verify_sequential", name, "calls/s", worker.run(lambda: rate(call, calls)))
+            emit("py_verify_sequential", name, "calls/s", worker.submit(rate, call, calls).result())
         if args.rust_bin:
             emit("py_verify_sequential", "rust reqwest+serde (raw)", "calls/s", rust_rate(args.rust_bin, "raw", url, reference, calls))
             emit("py_verify_sequential", "rust reqwest+serde (raw, multi-thread runtime)", "calls/s", rust_rate(args.rust_bin, "raw-mt", url, reference, calls))
             emit("py_verify_sequential", "rust sika_core::BlockingClient", "calls/s", rust_rate(args.rust_bin, "sdk", url, reference, calls))
+
+    worker.shutdown()
 
     # 100 calls in flight under asyncio.
     loop = asyncio.new_event_loop()
