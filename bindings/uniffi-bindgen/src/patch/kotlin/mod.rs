@@ -7,6 +7,7 @@ mod default_overloads;
 mod error_messages;
 mod functions_object;
 mod java_annotations;
+mod kotlinx_serializers;
 mod records_as_data;
 mod returned_buffers;
 mod server_only;
@@ -30,6 +31,7 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
 pub fn own_file_names() -> Result<Vec<String>, String> {
     let mut names = blocking_forms::file_names()?;
     names.push(functions_object::FILE_NAME.to_owned());
+    names.push(kotlinx_serializers::FILE_NAME.to_owned());
     Ok(names)
 }
 
@@ -39,5 +41,6 @@ pub fn own_files(generated: &str) -> Result<Vec<(String, String)>, String> {
     let annotated = java_annotations::patch(generated.to_owned())?;
     let mut files = blocking_forms::generate(&annotated)?;
     files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&annotated)?));
+    files.push((kotlinx_serializers::FILE_NAME.to_owned(), kotlinx_serializers::generate(&annotated)?));
     Ok(files)
 }

@@ -1,15 +1,15 @@
-//! Kotlin: records and the text enums serialise with Jackson and kotlinx.serialization, with no
-//! adapter written by the merchant (ADR 0017).
+//! Kotlin: records and the text enums serialise with Jackson, with no adapter written by the
+//! merchant (ADR 0017; kotlinx.serialization's serializers are a file of their own, ADR 0069).
 //!
 //! UniFFI writes plain data classes and sealed classes: Jackson sees a status as a bean with no
-//! properties (`"status":{}`) and kotlinx.serialization has no serializer at all. Each record
-//! with the core's reader `<record>FromJson(json)` gets `@JsonSerialize`, `@JsonDeserialize` and
-//! `@Serializable(with = ...)` naming small classes appended here, which go through the core's
-//! `toJson()` and that reader; each enum with `<enum>FromText(text)` gets the same through its
-//! printed text (the core's `Display`) and that parser. The bases of those classes are
+//! properties (`"status":{}`). Each record with the core's reader `<record>FromJson(json)` gets
+//! `@JsonSerialize` and `@JsonDeserialize` naming small classes appended here, which go through
+//! the core's `toJson()` and that reader; each enum with `<enum>FromText(text)` gets the same
+//! through its printed text (the core's `Display`) and that parser. The annotations must sit on
+//! the generated class, so this stays a patch (ADR 0009). The bases of those classes are
 //! hand-written (`bindings/kotlin/src/main/kotlin/dev/sika/serialization/`); no field is mapped
-//! in Kotlin. Jackson and kotlinx.serialization are optional dependencies: the JVM ignores an
-//! annotation whose class is missing, so merchants without them are unaffected.
+//! in Kotlin. Jackson is an optional dependency: the JVM ignores an annotation whose class is
+//! missing, so merchants without it are unaffected.
 
 use super::super::replace_exactly;
 
@@ -17,9 +17,12 @@ const RECORD_READER: &str = "FromJson`(`json`: kotlin.String): ";
 const ENUM_PARSER: &str = "FromText`(`text`: kotlin.String): ";
 const TO_JSON: &str = "fun `toJson`(): kotlin.String";
 
-pub fn patch(text: String) -> Result<String, String> {
-    let records = readers(&text, RECORD_READER)?;
-    let enums = readers(&text, ENUM_PARSER)?;
+/// The records and text enums of the generated `text` that serialise through the core: the types
+/// of its `<record>FromJson(json)` readers and `<enum>FromText(text)` parsers, checked against the
+/// records that have `toJson()`.
+pub fn serialized_types(text: &str) -> Result<(Vec<String>, Vec<String>), String> {
+    let records = readers(text, RECORD_READER)?;
+    let enums = readers(text, ENUM_PARSER)?;
     if records.is_empty() || enums.is_empty() {
         return Err(format!(
             "found {} record readers and {} enum parsers, expected some of each",
@@ -38,10 +41,15 @@ pub fn patch(text: String) -> Result<String, String> {
             records.join(", ")
         ));
     }
+    Ok((records, enums))
+}
+
+pub fn patch(text: String) -> Result<String, String> {
+    let (records, enums) = serialized_types(&text)?;
     let mut patched = text;
     let mut serializers = String::from(
-        "\n// Jackson and kotlinx.serialization of the records and text enums, through the core's JSON\n\
-         // and texts (ADR 0017; added by bindings/uniffi-bindgen's records_as_data patch).\n",
+        "\n// Jackson of the records and text enums, through the core's JSON and texts (ADR 0017; added\n\
+         // by bindings/uniffi-bindgen's records_as_data patch).\n",
     );
     for record in &records {
         let declaration = format!("\ndata class {record} (\n");
@@ -55,8 +63,7 @@ pub fn patch(text: String) -> Result<String, String> {
         let reader = format!("::{}FromJson", lower_first(record));
         serializers.push_str(&format!(
             "internal class {record}JacksonSerializer : dev.sika.serialization.RecordJacksonSerializer<{record}>({record}::class.java, {record}::toJson)\n\
-             internal class {record}JacksonDeserializer : dev.sika.serialization.RecordJacksonDeserializer<{record}>({record}::class.java, {reader})\n\
-             internal object {record}Serializer : dev.sika.serialization.RecordSerializer<{record}>(\"dev.sika.{record}\", {record}::toJson, {reader})\n"
+             internal class {record}JacksonDeserializer : dev.sika.serialization.RecordJacksonDeserializer<{record}>({record}::class.java, {reader})\n"
         ));
     }
     for name in &enums {
@@ -66,8 +73,7 @@ pub fn patch(text: String) -> Result<String, String> {
         let parser = format!("::{}FromText", lower_first(name));
         serializers.push_str(&format!(
             "internal class {name}JacksonSerializer : dev.sika.serialization.TextJacksonSerializer<{name}>({name}::class.java)\n\
-             internal class {name}JacksonDeserializer : dev.sika.serialization.TextJacksonDeserializer<{name}>({name}::class.java, {parser})\n\
-             internal object {name}Serializer : dev.sika.serialization.TextSerializer<{name}>(\"dev.sika.{name}\", {parser})\n"
+             internal class {name}JacksonDeserializer : dev.sika.serialization.TextJacksonDeserializer<{name}>({name}::class.java, {parser})\n"
         ));
     }
     patched.push_str(&serializers);
@@ -93,12 +99,11 @@ fn readers(text: &str, signature: &str) -> Result<Vec<String>, String> {
 fn annotations(name: &str) -> String {
     format!(
         "@com.fasterxml.jackson.databind.annotation.JsonSerialize(using = {name}JacksonSerializer::class)\n\
-         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = {name}JacksonDeserializer::class)\n\
-         @kotlinx.serialization.Serializable(with = {name}Serializer::class)"
+         @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = {name}JacksonDeserializer::class)"
     )
 }
 
-fn lower_first(name: &str) -> String {
+pub fn lower_first(name: &str) -> String {
     let mut chars = name.chars();
     chars.next().map(|first| first.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
 }
@@ -115,15 +120,16 @@ mod tests {
     #[test]
     fn b176_annotates_records_and_enums_and_appends_their_serializers() {
         let patched = patch(GENERATED.to_owned()).expect("patches");
+        assert!(patched.contains("(using = BankJacksonDeserializer::class)\ndata class Bank (\n"));
         assert!(
-            patched.contains("@kotlinx.serialization.Serializable(with = BankSerializer::class)\ndata class Bank (\n")
+            patched.contains("(using = BankAccountTypeJacksonDeserializer::class)\nsealed class BankAccountType {\n")
         );
-        assert!(patched.contains("(with = BankAccountTypeSerializer::class)\nsealed class BankAccountType {\n"));
         assert!(patched.contains("RecordJacksonDeserializer<Bank>(Bank::class.java, ::bankFromJson)"));
-        assert!(
-            patched
-                .contains("TextSerializer<BankAccountType>(\"dev.sika.BankAccountType\", ::bankAccountTypeFromText)")
-        );
+        assert!(patched.contains(
+            "TextJacksonDeserializer<BankAccountType>(BankAccountType::class.java, ::bankAccountTypeFromText)"
+        ));
+        // ADR 0069: no kotlinx annotation on a generated class, so javac never looks for kotlinx.
+        assert!(!patched.contains("kotlinx"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.Logger
 import ch.qos.logback.classic.spi.ILoggingEvent
 import ch.qos.logback.core.read.ListAppender
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.sika.serialization.TransactionSerializer
 import java.io.File
 import java.math.BigDecimal
 import kotlinx.coroutines.runBlocking
@@ -16,7 +17,6 @@ import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import kotlinx.serialization.json.long
-import kotlinx.serialization.serializer
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -127,7 +127,7 @@ class BoundsAndSecretsTest {
             assertNoKey(
                 listOf(
                     transaction.toString(), transaction.toJson(), transaction.rawJson, jackson.writeValueAsString(transaction),
-                    Json.encodeToString(serializer<Transaction>(), transaction), transaction.customer.toString(),
+                    Json.encodeToString(TransactionSerializer, transaction), transaction.customer.toString(),
                 ),
                 "transaction",
             )

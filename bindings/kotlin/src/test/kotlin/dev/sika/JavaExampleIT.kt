@@ -19,11 +19,16 @@ import org.junit.jupiter.api.TestInstance
  * runtime classpath, run against the sandbox on this JDK (17) and on the newest JDK the machine
  * has (`$SIKA_NEWEST_JAVA`, installed by scripts/test-kotlin), where JNA's native access must
  * be enabled by the documented flag. Run by Failsafe after `package`, so the jar exists.
+ *
+ * B199: javac compiles the example with `-Xlint:all -Werror` on the jar's classpath without
+ * kotlinx.serialization, as a plain-Java project has it (ADR 0069: no generated class names
+ * kotlinx, so javac finds no annotation it cannot read).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JavaExampleIT {
     private val jar = File(System.getProperty("sika.jar"))
     private val classpath = jar.path + File.pathSeparator + File(System.getProperty("sika.runtime.classpath")).readText().trim()
+        .split(File.pathSeparator).filterNot { "kotlinx-serialization" in File(it).name }.joinToString(File.pathSeparator)
     private val classes: File by lazy(::compile)
     /** Set by scripts/test-kotlin, which always finds or installs one; a bare `mvn verify` skips those runs. */
     private val newestJava: String
@@ -101,6 +106,13 @@ class JavaExampleIT {
 
     private fun nativeAccessWarnings(stderr: String) =
         stderr.lines().filter { it.contains("restricted method", ignoreCase = true) || it.contains("native access", ignoreCase = true) }
+
+    @Test
+    fun testB199JavacCompilesTheExampleWithoutKotlinxAndWithoutAWarning() {
+        assertFalse(classpath.contains("kotlinx-serialization"), classpath)
+        assertTrue(classpath.contains("jackson-databind"), "a plain-Java consumer with Jackson, as Spring's: $classpath")
+        assertTrue(classes.walk().any { it.name == "JavaCheckout.class" }, "compiled with -Xlint:all -Werror")
+    }
 
     @Test
     fun testB44TheJavaExampleRunsOnJdk17() {

@@ -2,9 +2,9 @@ package dev.sika
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.module.kotlin.jacksonObjectMapper
+import dev.sika.serialization.TransactionSerializer
 import java.io.File
 import kotlinx.serialization.json.Json
-import kotlinx.serialization.serializer
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Test
 
@@ -38,8 +38,8 @@ class JsonShapesTest {
 
     @Test
     fun b114KotlinxWritesTheFixtureBytes() {
-        assertEquals(expected, Json.encodeToString(serializer<Transaction>(), transaction))
+        assertEquals(expected, Json.encodeToString(TransactionSerializer, transaction))
         assertEquals("""{"orderId":"A-1","transaction":$expected}""", Json.encodeToString(PaidOrder("A-1", transaction)))
-        assertEquals(transaction, Json.decodeFromString(serializer<Transaction>(), expected))
+        assertEquals(transaction, Json.decodeFromString(TransactionSerializer, expected))
     }
 }

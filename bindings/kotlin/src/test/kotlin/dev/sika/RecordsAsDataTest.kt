@@ -8,12 +8,16 @@ import com.fasterxml.jackson.databind.annotation.JsonSerialize
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator
 import com.fasterxml.jackson.module.kotlin.jacksonObjectMapper
 import com.fasterxml.jackson.module.kotlin.readValue
+import dev.sika.serialization.SikaSerializers
+import dev.sika.serialization.TransactionSerializer
 import java.io.File
 import java.math.BigDecimal
 import java.time.Instant
 import java.util.concurrent.TimeUnit
-import kotlinx.serialization.SerializationException
+import kotlinx.serialization.Contextual
+import kotlinx.serialization.KSerializer
 import kotlinx.serialization.Serializable
+import kotlinx.serialization.SerializationException
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonObject
@@ -31,12 +35,25 @@ data class StoredOrder(val orderId: String, val transaction: Transaction, val st
 
 // README: records-as-json class start
 @Serializable
-data class PaidOrder(val orderId: String, val transaction: Transaction)
+data class PaidOrder(val orderId: String, @Serializable(with = TransactionSerializer::class) val transaction: Transaction)
 // README: records-as-json class end
 
-/** The same, for kotlinx.serialization: no `@Contextual`, no adapter. */
+/** The same, for kotlinx.serialization through `SikaSerializers.module`: each SDK field `@Contextual`. */
 @Serializable
-data class CachedOrder(val orderId: String, val transaction: Transaction, val status: TransactionStatus, val bank: Bank? = null)
+data class CachedOrder(
+    val orderId: String,
+    @Contextual val transaction: Transaction,
+    @Contextual val status: TransactionStatus,
+    @Contextual val bank: Bank? = null,
+)
+
+/** A `Json` that finds the SDK's serializers by type (ADR 0069). */
+val sikaJson = Json { serializersModule = SikaSerializers.module }
+
+/** The SDK's kotlinx serializer of [type], found in [SikaSerializers.module]. */
+@Suppress("UNCHECKED_CAST")
+fun kotlinxSerializer(type: Class<*>): KSerializer<Any> =
+    checkNotNull(SikaSerializers.module.getContextual(type.kotlin)) { "${type.name} has no kotlinx serializer" } as KSerializer<Any>
 
 /**
  * B40: records and the text enums are data for Jackson and kotlinx.serialization, through the
@@ -49,7 +66,7 @@ class RecordsAsDataTest {
         """{"status":true,"message":"ok","data":${transactionObject("ORDER-1", "successful", "100.10")}}""".toByteArray(),
     )
 
-    private val prettyJson = Json { prettyPrint = true }
+    private val prettyJson = Json(sikaJson) { prettyPrint = true }
 
     private fun fixture(name: String) = File(FIXTURES, "responses/$name").readBytes()
 
@@ -108,7 +125,7 @@ class RecordsAsDataTest {
             val jackson = mapper.writeValueAsString(record)
             assertEquals(mapper.readTree(recordJson(record)), mapper.readTree(jackson), record.javaClass.simpleName)
             assertEquals(record, mapper.readValue(jackson, record.javaClass), record.javaClass.simpleName)
-            val serializer = serializer(record.javaClass)
+            val serializer = kotlinxSerializer(record.javaClass)
             val kotlinx = Json.encodeToString(serializer, record)
             assertEquals(Json.parseToJsonElement(recordJson(record)), Json.parseToJsonElement(kotlinx))
             assertEquals(record, Json.decodeFromString(serializer, kotlinx), record.javaClass.simpleName)
@@ -148,16 +165,17 @@ class RecordsAsDataTest {
     @Test
     fun b40AMerchantDtoHoldsATransactionThroughKotlinx() {
         val order = CachedOrder("A-1", seeded, TransactionStatus.Pending, decodeBanksResponse(200, fixture("banks_ng.json")).first())
-        val text = Json.encodeToString(order)
+        val text = sikaJson.encodeToString(order)
         val json = Json.parseToJsonElement(text).jsonObject
         assertEquals(JsonPrimitive("100.10"), json["transaction"]!!.jsonObject["amount"])
         assertEquals("successful", json["transaction"]!!.jsonObject["status"]!!.jsonPrimitive.content)
         assertEquals("pending", json["status"]!!.jsonPrimitive.content)
         assertEquals("nuban", json["bank"]!!.jsonObject["type"]!!.jsonPrimitive.content)
-        assertEquals(order, Json.decodeFromString<CachedOrder>(text))
+        assertEquals(order, sikaJson.decodeFromString<CachedOrder>(text))
         val pretty = prettyJson.encodeToString(seeded)
-        assertEquals(seeded, Json.decodeFromString<Transaction>(pretty))
-        assertEquals(Json.parseToJsonElement(seeded.toJson()), Json.parseToJsonElement(Json.encodeToString(seeded)))
+        assertEquals(seeded, sikaJson.decodeFromString<Transaction>(pretty))
+        assertEquals(Json.parseToJsonElement(seeded.toJson()), Json.parseToJsonElement(sikaJson.encodeToString(seeded)))
+        assertEquals(seeded, Json.decodeFromString(TransactionSerializer, Json.encodeToString(TransactionSerializer, seeded)))
     }
 
     @Test
@@ -175,8 +193,8 @@ class RecordsAsDataTest {
             val declared = value.javaClass.superclass // the sealed class, as a field declares it
             assertEquals("\"$text\"", mapper.writeValueAsString(value), "$value")
             assertEquals(value, mapper.readValue("\"$text\"", declared))
-            assertEquals("\"$text\"", Json.encodeToString(serializer(declared), value))
-            assertEquals(value, Json.decodeFromString(serializer(declared), "\"$text\""))
+            assertEquals("\"$text\"", sikaJson.encodeToString(sikaJson.serializersModule.serializer(declared), value))
+            assertEquals(value, sikaJson.decodeFromString(kotlinxSerializer(declared), "\"$text\""))
         }
     }
 
@@ -186,7 +204,7 @@ class RecordsAsDataTest {
         val jackson = assertThrows<JsonMappingException> { ObjectMapper().readValue(bad, Transaction::class.java) }
         val cause = assertInstanceOf(SikaException.InvalidInput::class.java, jackson.cause)
         assertEquals("json", cause.field)
-        val kotlinx = assertThrows<SerializationException> { Json.decodeFromString<Transaction>(bad) }
+        val kotlinx = assertThrows<SerializationException> { Json.decodeFromString(TransactionSerializer, bad) }
         assertInstanceOf(SikaException.InvalidInput::class.java, kotlinx.cause)
         assertThrows<JsonMappingException> { ObjectMapper().readValue("[1]", Transaction::class.java) }
         assertThrows<SikaException.InvalidInput> { transactionFromJson("{}") }
@@ -266,7 +284,7 @@ class RecordsAsDataTest {
             val type = Class.forName("dev.sika.$name")
             assertTrue(type.isAnnotationPresent(JsonSerialize::class.java), "$name lacks its Jackson serializer")
             assertTrue(type.isAnnotationPresent(JsonDeserialize::class.java), "$name lacks its Jackson deserializer")
-            assertEquals("dev.sika.$name", serializer(type).descriptor.serialName, "$name's kotlinx serializer")
+            assertEquals("dev.sika.$name", kotlinxSerializer(type).descriptor.serialName, "$name's kotlinx serializer")
             assertTrue(name in sampled, "$name has no sample in RecordsAsDataTest.samples")
         }
     }

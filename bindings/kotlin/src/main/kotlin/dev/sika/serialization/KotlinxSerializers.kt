@@ -13,15 +13,17 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonDecoder
 import kotlinx.serialization.json.JsonEncoder
 
-// kotlinx.serialization for the records and text enums (ADR 0017). The generated code names an
-// object extending these per type in `@Serializable(with = ...)`; the JSON itself is the core's.
+// kotlinx.serialization for the records and text enums (ADR 0069). The bindgen writes one public
+// object extending these per type (`SikaSerializers.kt`, `TransactionSerializer`, ...) and the
+// module that holds them; the JSON itself is the core's. No generated class names kotlinx, so a
+// Java project without it compiles warning-free.
 
 /**
  * A record as the core's `toJson()` and read back by `<record>FromJson()`. JSON only: the core's
  * text is the record's one serialised form, so another format gets a clear error rather than a
  * second mapping of the fields.
  */
-internal abstract class RecordSerializer<T>(
+public abstract class RecordSerializer<T> internal constructor(
     private val serialName: String,
     private val toJson: (T) -> String,
     private val fromJson: (String) -> T,
@@ -49,7 +51,7 @@ internal abstract class RecordSerializer<T>(
 }
 
 /** A status, payment type or bank scheme as the service's text, in any format. */
-internal abstract class TextSerializer<T : Any>(serialName: String, private val fromText: (String) -> T) : KSerializer<T> {
+public abstract class TextSerializer<T : Any> internal constructor(serialName: String, private val fromText: (String) -> T) : KSerializer<T> {
     override val descriptor: SerialDescriptor = PrimitiveSerialDescriptor(serialName, PrimitiveKind.STRING)
 
     override fun serialize(encoder: Encoder, value: T) = encoder.encodeString(value.toString())
