@@ -162,10 +162,15 @@ impl BlockingClient {
         // client was idle (a proxy's keep-alive timeout) is still unread: the pool would hand
         // out that dead connection and the request (a charge, say) would be lost on it. Let the
         // runtime read its pending I/O events and run the connection tasks they wake first.
-        let result = runtime.block_on(async {
-            let_connection_tasks_catch_up().await;
-            call.await
-        });
+        let result = {
+            // Dropped at the end of this block, before the yield below: an interrupted call's
+            // request goes with it.
+            let call = std::pin::pin!(async {
+                let_connection_tasks_catch_up().await;
+                call.await
+            });
+            run_unless_interrupted(call, |call| runtime.block_on(call))
+        };
         if result.is_err() {
             // A call that ended early (timeout, cancellation) dropped its request, which wakes
             // that connection's task to close the socket; nothing drives the runtime between
@@ -173,6 +178,27 @@ impl BlockingClient {
             runtime.block_on(tokio::task::yield_now());
         }
         result
+    }
+}
+
+/// Runs `call` through `block_on` until it ends, giving way to the host between polls when its
+/// thread is watched (interruptions.rs, ADR 0070): each time the host's descriptor is readable
+/// `block_on` returns, the host's code runs outside the runtime, and the same call resumes, or
+/// is dropped (`Cancelled`) when the host says stop.
+pub(crate) fn run_unless_interrupted<F: Future<Output = Result<T>> + ?Sized, T>(
+    mut call: std::pin::Pin<&mut F>,
+    mut block_on: impl FnMut(std::pin::Pin<Box<dyn Future<Output = Option<Result<T>>> + '_>>) -> Option<Result<T>>,
+) -> Result<T> {
+    let watched = crate::interruptions::this_thread();
+    loop {
+        if let Some(result) = block_on(Box::pin(crate::interruptions::until_interrupted(watched, call.as_mut()))) {
+            return result;
+        }
+        if let Some(watched) = watched
+            && !crate::interruptions::give_way(watched)
+        {
+            return Err(SikaError::Cancelled);
+        }
     }
 }
 

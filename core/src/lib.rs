@@ -47,6 +47,8 @@ pub mod decode;
 mod error;
 #[cfg(feature = "uniffi")]
 pub mod ffi;
+#[cfg_attr(not(feature = "uniffi"), allow(dead_code))]
+mod interruptions;
 // The payments ledger (ADR 0046): off by default; the cdylib enables and exports it (ADR 0050).
 #[cfg(feature = "ledger")]
 pub mod ledger;

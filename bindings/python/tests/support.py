@@ -533,6 +533,22 @@ SIGNAL_AT_S = 1.0
 SIGNAL_ENDED_BY_S = 1.2
 
 
+def record_watched_calls(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
+    """The threads of the blocking calls that watch for signals from now on (ADR 0070), one
+    entry per call, recorded as each call starts watching."""
+    from sika._runtime import blocking
+
+    threads: list[threading.Thread] = []
+
+    class Recording(list):  # type: ignore[type-arg]
+        def append(self, call: object) -> None:
+            threads.append(threading.current_thread())
+            super().append(call)
+
+    monkeypatch.setattr(blocking, "_calls", Recording())
+    return threads
+
+
 def signal_in(seconds: float, signum: int = signal.SIGINT) -> threading.Timer:
     """Sends `signum` to this process after `seconds` (from another thread: the main thread is
     in the call)."""

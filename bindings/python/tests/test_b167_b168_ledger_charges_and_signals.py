@@ -27,6 +27,7 @@ from support import (
     SIGNAL_ENDED_BY_S,
     assert_nothing_more_sent,
     charge,
+    record_watched_calls,
     settled_connections,
     signal_in,
     transaction_object,
@@ -135,20 +136,11 @@ def test_b168_sigint_interrupts_a_blocking_reconcile_and_no_check_follows(open_l
 
 def test_b168_a_blocking_ledger_call_off_the_main_thread_is_the_cores_own(open_ledger, sandbox, monkeypatch):
     # Signal handlers run on the main thread only: there the call waits interruptibly; on any
-    # other thread it is the core's own blocking call (ADR 0042).
-    from sika._runtime import blocking
-
-    waits: list[threading.Thread] = []
-    original = blocking._Wait.__init__
-
-    def counted(self) -> None:
-        waits.append(threading.current_thread())
-        original(self)
-
+    # other thread it is the core's own blocking call (ADR 0042, ADR 0070).
     ledger, client = open_ledger(), sandbox.blocking_client()
     ledger.expect("B168-THREADS", ORDER)
     sandbox.seed_transaction(transaction_object("B168-THREADS", "pending", "100.10"))
-    monkeypatch.setattr(blocking._Wait, "__init__", counted)
+    waits = record_watched_calls(monkeypatch)
     answers: list[object] = []
     worker = threading.Thread(target=lambda: answers.append(ledger.settle(client, "B168-THREADS")))
     worker.start()

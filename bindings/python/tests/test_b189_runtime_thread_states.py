@@ -3,8 +3,7 @@
 ctypes gives a thread Python did not start a new thread state for each callback, made under
 CPython's runtime lock without the GIL: the window in which a fork leaves a 3.11 child waiting
 for ever (ADR 0054, B84). The runtime's workers call into Python with every completion that
-wakes an event loop or the main thread's blocking wait. Each now keeps the state it made at its
-first completion. Seen from outside, through CPython's public C API, in a fresh interpreter: the
+wakes an event loop. Each now keeps the state it made at its first completion. Seen from outside, through CPython's public C API, in a fresh interpreter: the
 interpreter's thread states include the workers' between calls, and they are the same states
 (by id) after hundreds more calls."""
 
@@ -47,7 +46,7 @@ blocking, awaited = sika.BlockingClient(config), sika.Client(config)
 
 
 def calls(count):
-    for _ in range(count):  # on the main thread: woken by a runtime thread's completion
+    for _ in range(count):  # on the main thread: the core's own calls, no wake (B210)
         blocking.verify_transaction(reference)
 
     async def burst():

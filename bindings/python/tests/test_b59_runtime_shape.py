@@ -23,10 +23,10 @@ def module_of(**names) -> types.ModuleType:
 def test_b59_the_generated_module_holds_no_name_of_sikas_and_the_runtime_rebound_it():
     assert "_uniffi_sika" not in inspect.getsource(ffi)
     assert ffi._uniffi_rust_call_with_error.__module__ == "sika._runtime.calls"
-    # The blocking client's wait (ADR 0042) over asyncio's coalesced wake-ups (ADR 0030); with
-    # OpenTelemetry installed, under the trace bridge's first poll (ADR 0059).
+    # asyncio's coalesced wake-ups (ADR 0030); with OpenTelemetry installed, under the trace
+    # bridge's first poll (ADR 0059). Blocking calls are the core's own (ADR 0070).
     traced = importlib.util.find_spec("opentelemetry") is not None
-    assert ffi._uniffi_rust_call_async.__module__ == ("sika._tracing" if traced else "sika._runtime.blocking")
+    assert ffi._uniffi_rust_call_async.__module__ == ("sika._tracing" if traced else "sika._runtime.asyncio_wakes")
     assert ffi._UniffiFfiConverterString.lower.__module__ == "sika._runtime.calls"
     assert ffi.SikaError.__str__.__module__ == "sika._runtime.errors"
 

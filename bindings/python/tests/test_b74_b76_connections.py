@@ -129,12 +129,11 @@ async def test_b76_with_options_applies_its_own_timeout_over_the_same_client(san
 
 
 def test_b76_a_blocking_view_on_the_main_thread_keeps_its_own_timeout(sandbox):
-    # On the main thread a blocking call waits interruptibly over the async client's future
-    # (ADR 0042): the view's own async companion carries the view's budget.
+    # On the main thread a blocking call also watches for signals (ADR 0070): the view's call
+    # is still its own, with its budget.
     sandbox.seed_transaction(transaction_object("B76-MAIN", "successful", "100.10"))
     base = sandbox.blocking_client(timeout_ms=10_000)
     view = base.with_options(timeout_ms=300, max_retries=0)
-    assert view._sika_async is not None
     sandbox.fault("/transaction/verify", "delay", count=1, delay_ms=1_500)
     started = time.monotonic()
     with pytest.raises(SikaError.Timeout):

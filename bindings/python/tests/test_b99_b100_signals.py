@@ -19,6 +19,7 @@ from support import (
     SIGNAL_AT_S,
     SIGNAL_ENDED_BY_S,
     assert_nothing_more_sent,
+    record_watched_calls,
     settled_connections,
     signal_in,
     transaction_object,
@@ -89,18 +90,9 @@ def test_b99_a_handler_that_returns_lets_the_call_finish(sandbox):
 
 
 def test_b99_only_the_main_thread_waits_interruptibly(sandbox, monkeypatch):
-    # Signal handlers run on the main thread only, so a call on another thread stays the core's
-    # own blocking call, on its caller's thread, with no hand-over per poll (ADR 0042).
-    from sika._runtime import blocking
-
-    waits: list[threading.Thread] = []
-    original = blocking._Wait.__init__
-
-    def counted(self) -> None:
-        waits.append(threading.current_thread())
-        original(self)
-
-    monkeypatch.setattr(blocking._Wait, "__init__", counted)
+    # Signal handlers run on the main thread only, so a call on another thread does not watch
+    # for them: the core's own blocking call, on its caller's thread (ADR 0070).
+    waits = record_watched_calls(monkeypatch)
     client = sandbox.blocking_client()
     sandbox.seed_transaction(transaction_object("B99-THREADS", "successful", "100.10"))
     results: list[str] = []
@@ -110,4 +102,4 @@ def test_b99_only_the_main_thread_waits_interruptibly(sandbox, monkeypatch):
     assert results == ["B99-THREADS"]
     assert waits == []
     assert client.verify_transaction("B99-THREADS").tx_ref == "B99-THREADS"
-    assert waits and all(thread is threading.main_thread() for thread in waits)
+    assert waits == [threading.main_thread()]

@@ -14,6 +14,7 @@
 //! - [`bytes`]: the functions that take a body (webhooks, recorded responses);
 //! - [`host_buffers`]: a Rust buffer of the host's bytes in one call (Python's lowering);
 //! - [`host`]: the host runtime's own facts, so that a client app is refused (ADR 0027);
+//! - [`watched_threads`]: a host thread whose blocking calls give way to its signal handlers;
 //! - [`logging`]: the core's logs in the host's logging (a sink per host), or on standard error.
 
 mod bytes;
@@ -30,6 +31,7 @@ mod runtime;
 mod tracer;
 mod wait;
 mod wake_gate;
+mod watched_threads;
 
 pub use clients::{BlockingClient, Client};
 pub use config::ClientConfig;

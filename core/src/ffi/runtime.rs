@@ -72,11 +72,16 @@ where
         ));
     }
     let handle = RUNTIME.get(build)?.runtime.handle().clone();
-    match handle.block_on(handle.spawn(call)) {
-        Ok(result) => result,
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-        Err(_cancelled) => Err(SikaError::Cancelled),
-    }
+    // Aborted when dropped: a call its host interrupts (ADR 0070) ends with it.
+    let mut task = tokio_util::task::AbortOnDropHandle::new(handle.spawn(call));
+    let task = std::pin::pin!(async move {
+        match (&mut task).await {
+            Ok(result) => result,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(_cancelled) => Err(SikaError::Cancelled),
+        }
+    });
+    crate::blocking::run_unless_interrupted(task, |call| handle.block_on(call))
 }
 
 /// Whether the host has closed its wakes (Python at exit): no callback may reach it then.

@@ -1,266 +1,226 @@
-"""A `BlockingClient` call gives way to a signal's Python handler (issue 27, ADR 0042).
+"""A blocking call on the main thread gives way to a signal's Python handler (issue 27; ADR 0042,
+ADR 0070).
 
 CPython runs a signal's Python handler only on the main thread, between bytecodes: a blocking
 call that waited inside Rust delayed Ctrl-C, and gunicorn's SIGTERM and worker-timeout SIGABRT,
-until it returned (15 s for a 15 s deadline), and went on sending meanwhile. As on the JVM (ADR
-0036), each `BlockingClient` method here runs the async `Client` method's Rust future (the core's
-own call, on the SDK's runtime) and waits for it on a lock, which a signal interrupts: the handler
-runs at once, and if it raises (`KeyboardInterrupt`, gunicorn's `SystemExit`) the Rust future is
-freed, which cancels the call (its connection closed, nothing sent after), and the exception
-propagates. A handler that returns lets the wait go on.
+until it returned (15 s for a 15 s deadline), and went on sending meanwhile. So a `BlockingClient`
+or `BlockingLedger` call on the main thread watches a pipe that CPython writes to when a signal
+comes (`signal.set_wakeup_fd`, set for the call and restored after). The call is still the
+core's own, on its caller's thread (ADR 0010); when the pipe is readable, the core returns to
+Python outside its runtime and calls `_give_way`, which drains the pipe and runs the handlers
+(`PyErr_CheckSignals`). A handler that returns lets the same call resume; one that raises
+(`KeyboardInterrupt`, gunicorn's `SystemExit`) makes the core drop the call, which closes its
+connection (nothing sent after), and its exception propagates from the call
+(core/src/interruptions.rs).
 
-Only the main thread takes this path: a signal's handler never runs on another thread, so a call
-there is the core's own blocking call, on its caller's thread, as before (ADR 0010).
-Each `BlockingClient` holds an async `Client` made from the same configuration (`_sika_async`),
-shut down with it. A `BlockingLedger` takes the same path (its `reconcile` is the longest blocking
-call there is): its companion is `async_ledger()`, the same ledger with async methods, and a
-`BlockingClient` argument is passed as its async companion. Once the interpreter exits (`atexit`), a call is the core's own blocking call
-again: the SDK no longer wakes Python from its threads then (ADR 0013). The methods keep their signatures and carry the async method's documentation.
+CPython runs a pending handler as soon as `_give_way`'s frame starts, before its first line:
+a handler that raises there ends the callback, and ctypes reports the exception as unraisable
+and returns nothing. So `_give_way` says "go on" by setting a flag the core reads, never by
+its result, and during a watched call `sys.unraisablehook` keeps such an exception for the
+call to raise.
+
+ADR 0042's first form waited for the async client's future on a lock instead: every call then
+crossed to the SDK's runtime threads and back, which made a call on the main thread 1.48x the
+time of one on another thread.
+
+A signal's handler never runs on another thread, so a call there does not watch. A wakeup fd
+another library set (an event loop's) is put back after the call, with the signal numbers that
+came meanwhile written to it.
 """
 
 from __future__ import annotations
 
-import atexit
+import ctypes
 import inspect
-import itertools
 import os
+import signal
+import sys
 import threading
 import types
 import typing
 
 from . import _shape
-from .thread_states import keep_this_threads_state
-
-_state = threading.local()
-_next_handle = itertools.count(2, 2).__next__
 
 
-class _Wait:
-    """One poll's continuation: a lock released when it comes, and its poll code."""
+class _Call:
+    """One watched call of the main thread: the wakeup fd it replaced, and the exception a
+    signal's handler raised during it."""
 
-    __slots__ = ("code", "lock")
+    __slots__ = ("previous_fd", "previous_hook", "raised")
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.lock.acquire()
-        self.code = -1
-
-
-_waits: dict[int, _Wait] = {}
+    def __init__(self, previous_fd: int) -> None:
+        self.previous_fd = previous_fd
+        self.previous_hook = sys.unraisablehook
+        self.raised: BaseException | None = None
 
 
-def _continuation(handle: int, poll_code: int) -> None:
-    wait = _waits.pop(handle, None)
-    if wait is not None:
-        if threading.get_ident() != threading.main_thread().ident:
-            # Not inside the poll (the main thread's own call): a thread of the SDK's runtime,
-            # which keeps its Python thread state (thread_states).
-            keep_this_threads_state()
-        wait.code = poll_code
-        wait.lock.release()
+# The main thread's watched calls, innermost last (a handler may make a call of its own).
+_calls: list[_Call] = []
+# `PyErr_CheckSignals`, with the GIL held: runs the pending handlers, raises what one raises.
+_check_signals = ctypes.pythonapi.PyErr_CheckSignals
+_check_signals.argtypes = []
+_check_signals.restype = ctypes.c_int
+# Set by `_give_way` when it went to its end: the core clears it before each call, and resumes
+# the call only if it is set then.
+_went_on = ctypes.c_int8(0)
 
 
-def _after_fork_in_child() -> None:
-    global _waits
-    _waits = {}
+class _Pipe:
+    """This process's pipe for the main thread's calls (a forked child opens its own): CPython
+    writes a signal's number to its write end, the core watches its read end."""
+
+    pid = -1
+    read_end = -1
+    write_end = -1
+
+    @classmethod
+    def drain(cls) -> bytes:
+        taken = b""
+        while True:
+            try:
+                chunk = os.read(cls.read_end, 512)
+            except BlockingIOError:
+                return taken
+            if not chunk:
+                return taken
+            taken += chunk
 
 
-class _Exit:
-    """Whether the interpreter is exiting: from the `atexit` hook registered with
-    `lifecycle`'s, the SDK no longer wakes Python from its threads (ADR 0013), so a blocking
-    call made then (an application's own `atexit` handler) is the core's own blocking call,
-    on the caller's thread, as before this runtime."""
-
-    started = False
-
-
-def _exiting() -> None:
-    _Exit.started = True
-
-
-def _described(
-    method: typing.Any, owner: str, name: str, asynchronous: typing.Any, generated: typing.Any
-) -> typing.Any:
-    """`method` as `OWNER.NAME`: the generated signature, the async method's documentation (the
-    generated text is only "See `Client.NAME`")."""
-    method.__name__ = name
-    method.__qualname__ = f"{owner}.{name}"
-    method.__doc__ = asynchronous.__doc__
-    method.__signature__ = inspect.signature(generated)
-    method.__wrapped__ = generated
-    return method
+def _give_way() -> None:
+    """Called by the core, on the main thread, when a watched call's pipe is readable: runs the
+    signals' handlers, and lets the call resume if none raised."""
+    if not _calls:
+        # A call of the main thread that does not watch (a ledger's constructor): the wakeup
+        # fd is not this pipe, so what it holds is left from an earlier call's signals.
+        _Pipe.drain()
+        _went_on.value = 1
+        return
+    call = _calls[-1]
+    try:
+        _pass_on(call.previous_fd)
+        _check_signals()
+    except BaseException as error:  # noqa: BLE001 - KeyboardInterrupt and SystemExit above all
+        call.raised = error
+        return
+    _went_on.value = 1
 
 
-_Companion = typing.Callable[[typing.Any], typing.Any]
-# A `BlockingClient` argument without an async companion: the call takes the generated path.
-_NO_COMPANION = object()
-
-
-def _client_companion(value: typing.Any) -> typing.Any:
-    """A `BlockingClient` argument's async companion (`_NO_COMPANION` when it has none); any
-    other argument as it is."""
-    if type(value).__name__ == "BlockingClient":
-        return getattr(value, "_sika_async", _NO_COMPANION)
-    return value
-
-
-def _blocking_method(
-    owner: str, name: str, asynchronous: typing.Any, generated: typing.Any, companion_of: _Companion
-) -> typing.Any:
-    def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
-        # CPython runs signal handlers on the main thread only: a call on any other thread
-        # cannot be interrupted by one, so it stays the core's own blocking call on its
-        # caller's thread (ADR 0010), with no hand-over between threads per poll.
-        if _Exit.started or threading.current_thread() is not threading.main_thread():
-            return generated(self, *args, **kwargs)
-        companion = companion_of(self)
-        passed = [_client_companion(value) for value in args]
-        named = {key: _client_companion(value) for key, value in kwargs.items()}
-        if companion is None or any(value is _NO_COMPANION for value in [*passed, *named.values()]):
-            return generated(self, *args, **kwargs)
-        coroutine = asynchronous(companion, *passed, **named)
-        _state.blocking = True
+def _pass_on(previous_fd: int) -> None:
+    """Drains the pipe; another library's wakeup fd, replaced for the call, learns of the signals
+    as if it had stayed set."""
+    numbers = _Pipe.drain()
+    if numbers and previous_fd not in (-1, _Pipe.write_end):
         try:
-            coroutine.send(None)
-        except StopIteration as done:
-            return done.value
-        finally:
-            _state.blocking = False
-        coroutine.close()
-        raise RuntimeError(f"sika.{owner}.{name}: the call did not complete synchronously")
-
-    return _described(method, owner, name, asynchronous, generated)
+            os.write(previous_fd, numbers)
+        except OSError:
+            pass
 
 
-def _view_method(name: str, asynchronous: typing.Any, generated: typing.Any) -> typing.Any:
-    def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
-        view = generated(self, *args, **kwargs)
-        companion = getattr(self, "_sika_async", None)
-        if companion is not None:
-            view._sika_async = asynchronous(companion, *args, **kwargs)
-        return view
+def _keep_unraisable(unraisable: typing.Any) -> None:
+    """`sys.unraisablehook` during a watched call: a handler's exception that ended `_give_way`
+    before its first line is the call's to raise; anything else goes to the hook it replaced."""
+    if _calls and _ended_give_way(unraisable):
+        if _calls[-1].raised is None:
+            _calls[-1].raised = unraisable.exc_value
+        return
+    # The outermost call's: an inner call's (a handler's own call) is this hook.
+    (_calls[0].previous_hook if _calls else sys.__unraisablehook__)(unraisable)
 
-    return _described(method, "BlockingClient", name, asynchronous, generated)
+
+def _ended_give_way(unraisable: typing.Any) -> bool:
+    """Whether `unraisable` is an exception that ended `_give_way`: its traceback holds that
+    frame (ctypes names the callback as the object only before Python 3.13)."""
+    traceback = unraisable.exc_traceback
+    while traceback is not None:
+        if traceback.tb_frame.f_code is _give_way.__code__:
+            return True
+        traceback = traceback.tb_next
+    return unraisable.object is _give_way
 
 
 def install(ffi: types.ModuleType) -> None:
     blocking = _shape.class_(ffi, "BlockingClient")
     client: typing.Any = _shape.class_(ffi, "Client")
-    callback_type = _shape.attribute(ffi, "_UNIFFI_RUST_FUTURE_CONTINUATION_CALLBACK")
-    poll_ready = _shape.attribute(ffi, "_UNIFFI_RUST_FUTURE_POLL_READY")
-    rust_call_with_error: typing.Any = _shape.attribute(ffi, "_uniffi_rust_call_with_error")
-    awaited = _shape.function(
-        ffi,
-        "_uniffi_rust_call_async",
-        ["rust_future", "ffi_poll", "ffi_complete", "ffi_free", "lift_func", "error_ffi_converter"],
-    )
-    continuation = callback_type(_continuation)
-    state = _state
-
-    def wait_for(
-        rust_future: typing.Any,
-        ffi_poll: typing.Any,
-        ffi_complete: typing.Any,
-        ffi_free: typing.Any,
-        lift_func: typing.Any,
-        error_ffi_converter: typing.Any,
-    ) -> typing.Any:
-        try:
-            while True:
-                wait = _Wait()
-                handle = _next_handle()
-                _waits[handle] = wait
-                ffi_poll(rust_future, continuation, handle)
-                try:
-                    # Interrupted by a signal: its handler runs here; if it raises, the call
-                    # ends (the future is freed below, which cancels it in the core).
-                    wait.lock.acquire()
-                except BaseException:
-                    _waits.pop(handle, None)
-                    raise
-                if wait.code == poll_ready:
-                    break
-            return lift_func(rust_call_with_error(error_ffi_converter, ffi_complete, rust_future))
-        finally:
-            ffi_free(rust_future)
-
-    async def _uniffi_rust_call_async(
-        rust_future: typing.Any,
-        ffi_poll: typing.Any,
-        ffi_complete: typing.Any,
-        ffi_free: typing.Any,
-        lift_func: typing.Any,
-        error_ffi_converter: typing.Any,
-    ) -> typing.Any:
-        if getattr(state, "blocking", False):
-            state.blocking = False
-            return wait_for(rust_future, ffi_poll, ffi_complete, ffi_free, lift_func, error_ffi_converter)
-        return await awaited(rust_future, ffi_poll, ffi_complete, ffi_free, lift_func, error_ffi_converter)
-
-    ffi._uniffi_rust_call_async = _uniffi_rust_call_async  # type: ignore[attr-defined]
-
-    generated_init = _shape.function(blocking, "__init__", ["self", "config"])
-    generated_from_env = _shape.function(blocking, "from_env", ["cls"])
-    generated_shutdown = _shape.function(blocking, "shutdown", ["self"])
-
-    def __init__(self: typing.Any, config: typing.Any) -> None:
-        generated_init(self, config)
-        self._sika_async = client(config)
-
-    def from_env(cls: typing.Any) -> typing.Any:
-        made = generated_from_env(cls)
-        made._sika_async = client.from_env()
-        return made
-
-    def shutdown(self: typing.Any) -> None:
-        companion = getattr(self, "_sika_async", None)
-        if companion is not None:
-            companion.shutdown()
-        generated_shutdown(self)
-
-    __init__.__signature__ = inspect.signature(generated_init)  # type: ignore[attr-defined]
-    __init__.__doc__ = generated_init.__doc__
-    from_env.__doc__ = generated_from_env.__doc__
-    shutdown.__doc__ = generated_shutdown.__doc__
-    blocking.__init__ = __init__  # type: ignore[misc]
-    blocking.from_env = classmethod(from_env)  # type: ignore[attr-defined]
-    blocking.shutdown = shutdown  # type: ignore[attr-defined]
-
-    for name, generated in list(vars(blocking).items()):
-        if (
-            name.startswith("_")
-            or name in ("shutdown", "from_env")
-            or not inspect.isfunction(generated)
-            or generated.__module__ != ffi.__name__
-        ):
-            continue
-        asynchronous = _shape.attribute(client, name)
-        if inspect.iscoroutinefunction(asynchronous):
-            setattr(blocking, name, _blocking_method("BlockingClient", name, asynchronous, generated, _own_companion))
-        else:
-            # A method that makes a view of the client (`with_options`): the view's async
-            # companion is the same view of this client's companion.
-            setattr(blocking, name, _view_method(name, asynchronous, generated))
-    _install_ledger(ffi)
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-    atexit.register(_exiting)
-
-
-def _own_companion(made: typing.Any) -> typing.Any:
-    return getattr(made, "_sika_async", None)
-
-
-def _ledger_companion(made: typing.Any) -> typing.Any:
-    """The `BlockingLedger`'s `async_ledger()`, made on its first interruptible call: the same
-    ledger (its store, its connections), so nothing is opened twice."""
-    companion = getattr(made, "_sika_async", None)
-    if companion is None:
-        companion = made._sika_async = made.async_ledger()
-    return companion
-
-
-def _install_ledger(ffi: types.ModuleType) -> None:
     blocking_ledger = _shape.class_(ffi, "BlockingLedger")
+    cancelled: typing.Any = _shape.attribute(_shape.attribute(ffi, "SikaError"), "Cancelled")
+    library: typing.Any = _shape.attribute(ffi, "_UniffiLib")
+    watch_this_thread = _shape.attribute(library, "sika_ffi_watch_this_thread")
+    give_way_type = ctypes.CFUNCTYPE(None)
+    watch_this_thread.argtypes = [ctypes.c_int, give_way_type, ctypes.POINTER(ctypes.c_int8)]
+    watch_this_thread.restype = None
+    give_way = give_way_type(_give_way)
+
+    def watch_main_thread() -> None:
+        """This process's pipe, and the main thread's calls watching it (once per process)."""
+        if _Pipe.pid == os.getpid():
+            return
+        read_end, write_end = os.pipe()
+        # CPython writes to the wakeup fd from its signal handler: it must never block.
+        os.set_blocking(read_end, False)
+        os.set_blocking(write_end, False)
+        _Pipe.read_end, _Pipe.write_end, _Pipe.pid = read_end, write_end, os.getpid()
+        watch_this_thread(read_end, give_way, ctypes.byref(_went_on))
+
+    def after_fork_in_child() -> None:
+        # The parent's pipe is shared with it: the child's signals must not wake the parent's
+        # calls, nor the parent's the child's. The forking thread is the child's main thread.
+        if _Pipe.pid == -1:
+            return
+        watch_this_thread(-1, give_way_type(), None)
+        if threading.current_thread() is threading.main_thread():
+            current = signal.set_wakeup_fd(-1)
+            if current != _Pipe.write_end:
+                signal.set_wakeup_fd(current)
+        os.close(_Pipe.read_end)
+        os.close(_Pipe.write_end)
+        _Pipe.pid = _Pipe.read_end = _Pipe.write_end = -1
+        _calls.clear()
+
+    def watched(owner: str, name: str, generated: typing.Any, asynchronous: typing.Any) -> typing.Any:
+        def method(self: typing.Any, *args: typing.Any, **kwargs: typing.Any) -> typing.Any:
+            if threading.current_thread() is not threading.main_thread():
+                return generated(self, *args, **kwargs)
+            watch_main_thread()
+            try:
+                call = _Call(signal.set_wakeup_fd(_Pipe.write_end, warn_on_full_buffer=False))
+            except ValueError:
+                # Not the main interpreter (a sub-interpreter's main thread): no wakeup fd there.
+                return generated(self, *args, **kwargs)
+            _calls.append(call)
+            sys.unraisablehook = _keep_unraisable
+            try:
+                return generated(self, *args, **kwargs)
+            except cancelled:
+                if call.raised is not None:
+                    raise call.raised from None
+                raise
+            finally:
+                _calls.pop()
+                sys.unraisablehook = call.previous_hook
+                signal.set_wakeup_fd(call.previous_fd)
+                # A signal's number written after the last drain (its handler ran in Python,
+                # before or after the core's wait): this call's, not the next one's.
+                _pass_on(call.previous_fd)
+
+        method.__name__ = name
+        method.__qualname__ = f"{owner}.{name}"
+        # The generated text is only "See `Client.NAME`": the async twin's documentation.
+        method.__doc__ = asynchronous.__doc__
+        method.__signature__ = inspect.signature(generated)  # type: ignore[attr-defined]
+        method.__wrapped__ = generated  # type: ignore[attr-defined]
+        return method
+
+    # The network calls: the methods whose async twin is a coroutine (`with_options` makes a
+    # view, `shutdown` ends the client), and every ledger operation.
+    for name, generated in list(vars(blocking).items()):
+        if name.startswith("_") or not inspect.isfunction(generated) or generated.__module__ != ffi.__name__:
+            continue
+        asynchronous = getattr(client, name, None)
+        if inspect.iscoroutinefunction(asynchronous):
+            setattr(blocking, name, watched("BlockingClient", name, generated, asynchronous))
+        elif asynchronous is not None and name != "shutdown":
+            # A call that sends nothing (`with_options`): its documentation only.
+            generated.__doc__ = asynchronous.__doc__
     ledger = _shape.class_(ffi, "Ledger")
     _shape.function(blocking_ledger, "async_ledger", ["self"])
     for name, generated in list(vars(blocking_ledger).items()):
@@ -269,5 +229,5 @@ def _install_ledger(ffi: types.ModuleType) -> None:
         asynchronous = _shape.attribute(ledger, name)
         if not inspect.iscoroutinefunction(asynchronous):
             raise _shape.mismatch(f"`Ledger.{name}` is not a coroutine function")
-        method = _blocking_method("BlockingLedger", name, asynchronous, generated, _ledger_companion)
-        setattr(blocking_ledger, name, method)
+        setattr(blocking_ledger, name, watched("BlockingLedger", name, generated, asynchronous))
+    os.register_at_fork(after_in_child=after_fork_in_child)
