@@ -13,8 +13,10 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
+import typing
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -531,6 +533,44 @@ def poll_open_connections(sandbox: Sandbox, until, deadline_s: float = 5.0) -> i
 # bound is that the call ends within 100 ms of the signal (generous for a loaded machine).
 SIGNAL_AT_S = 1.0
 SIGNAL_ENDED_BY_S = 1.2
+
+
+# Source for a child interpreter: `state_ids()`, the ids of the interpreter's Python thread
+# states, read through CPython's public C API once the calls have settled (B189, B210).
+THREAD_STATE_IDS = r"""
+import ctypes, time
+
+api = ctypes.PyDLL(None)  # this interpreter's C API, with argument types of its own
+api.PyInterpreterState_Get.restype = ctypes.c_void_p
+api.PyInterpreterState_ThreadHead.argtypes = [ctypes.c_void_p]
+api.PyInterpreterState_ThreadHead.restype = ctypes.c_void_p
+api.PyThreadState_Next.argtypes = [ctypes.c_void_p]
+api.PyThreadState_Next.restype = ctypes.c_void_p
+api.PyThreadState_GetID.argtypes = [ctypes.c_void_p]
+api.PyThreadState_GetID.restype = ctypes.c_uint64
+
+
+def state_ids():
+    # Read with the GIL, once the calls have settled: no thread makes or drops a state now.
+    time.sleep(0.3)
+    ids, state = set(), api.PyInterpreterState_ThreadHead(api.PyInterpreterState_Get())
+    while state:
+        ids.add(api.PyThreadState_GetID(state))
+        state = api.PyThreadState_Next(state)
+    return ids
+"""
+
+
+def run_fresh_interpreter(sandbox: Sandbox, source: str, reference: str) -> typing.Any:
+    """Runs `source` in a fresh interpreter (no earlier test's calls made the SDK's thread states
+    there) with the sandbox's URL, the key and `reference`, seeded as a successful transaction,
+    as its arguments; the JSON of its last line."""
+    sandbox.seed_transaction(transaction_object(reference, "successful", "5.00"))
+    child = subprocess.run(
+        [sys.executable, "-c", source, sandbox.url, KEY, reference], capture_output=True, text=True, timeout=120
+    )
+    assert child.returncode == 0, child.stderr
+    return json.loads(child.stdout.strip().splitlines()[-1])
 
 
 def record_watched_calls(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:

@@ -9,36 +9,12 @@ interpreter's thread states include the workers' between calls, and they are the
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
-from support import KEY, transaction_object
+from support import THREAD_STATE_IDS, run_fresh_interpreter
 
 # Run in a fresh interpreter, so no earlier test's calls made the states already.
-CHILD = r"""
-import asyncio, ctypes, json, sys, time
+CHILD = THREAD_STATE_IDS + r"""
+import asyncio, json, sys
 import sika
-
-api = ctypes.PyDLL(None)  # this interpreter's C API, with argument types of its own
-api.PyInterpreterState_Get.restype = ctypes.c_void_p
-api.PyInterpreterState_ThreadHead.argtypes = [ctypes.c_void_p]
-api.PyInterpreterState_ThreadHead.restype = ctypes.c_void_p
-api.PyThreadState_Next.argtypes = [ctypes.c_void_p]
-api.PyThreadState_Next.restype = ctypes.c_void_p
-api.PyThreadState_GetID.argtypes = [ctypes.c_void_p]
-api.PyThreadState_GetID.restype = ctypes.c_uint64
-
-
-def state_ids():
-    # Read with the GIL, once the calls have settled: no thread makes or drops a state now.
-    time.sleep(0.3)
-    ids, state = set(), api.PyInterpreterState_ThreadHead(api.PyInterpreterState_Get())
-    while state:
-        ids.add(api.PyThreadState_GetID(state))
-        state = api.PyThreadState_Next(state)
-    return ids
-
 
 url, key, reference = sys.argv[1:4]
 config = sika.ClientConfig(secret_key=sika.SecretKey(key), base_url=url, timeout_ms=10_000, max_retries=0)
@@ -65,13 +41,7 @@ print(json.dumps({"first": sorted(first), "later": sorted(later)}))
 
 
 def test_b189_the_runtime_threads_keep_one_python_thread_state_each(sandbox):
-    reference = "B189-1"
-    sandbox.seed_transaction(transaction_object(reference, "successful", "5.00"))
-    child = subprocess.run(
-        [sys.executable, "-c", CHILD, sandbox.url, KEY, reference], capture_output=True, text=True, timeout=120
-    )
-    assert child.returncode == 0, child.stderr
-    states = json.loads(child.stdout.strip().splitlines()[-1])
+    states = run_fresh_interpreter(sandbox, CHILD, "B189-1")
     # Made per completion and deleted after it, the workers' states were gone between calls.
     assert states["first"], "no thread of the SDK's runtime kept its Python thread state"
     # Two runtime workers (core/src/ffi/runtime.rs), and the logging thread if it logged.

@@ -7,57 +7,32 @@ B100, B112 and B168.)"""
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
-import subprocess
 import sys
 import time
 
-from support import KEY, signal_in, transaction_object
+from support import THREAD_STATE_IDS, run_fresh_interpreter, signal_in, transaction_object
 
 # Run in a fresh interpreter, so no earlier test made the runtime threads' Python states.
-CHILD = r"""
-import ctypes, json, sys, time
+CHILD = THREAD_STATE_IDS + r"""
+import json, sys
 import sika
-
-api = ctypes.PyDLL(None)  # this interpreter's C API
-api.PyInterpreterState_Get.restype = ctypes.c_void_p
-api.PyInterpreterState_ThreadHead.argtypes = [ctypes.c_void_p]
-api.PyInterpreterState_ThreadHead.restype = ctypes.c_void_p
-api.PyThreadState_Next.argtypes = [ctypes.c_void_p]
-api.PyThreadState_Next.restype = ctypes.c_void_p
-
-
-def thread_states():
-    count, state = 0, api.PyInterpreterState_ThreadHead(api.PyInterpreterState_Get())
-    while state:
-        count += 1
-        state = api.PyThreadState_Next(state)
-    return count
-
 
 url, key, reference = sys.argv[1:4]
 config = sika.ClientConfig(secret_key=sika.SecretKey(key), base_url=url, timeout_ms=10_000, max_retries=0)
 client = sika.BlockingClient(config)
-before = thread_states()
+before = state_ids()
 for _ in range(50):
     assert client.verify_transaction(reference).tx_ref == reference
-time.sleep(0.3)
-print(json.dumps({"before": before, "after": thread_states()}))
+print(json.dumps({"before": sorted(before), "after": sorted(state_ids())}))
 """
 
 
 def test_b210_no_thread_of_the_sdk_runs_python_for_a_main_thread_call(sandbox):
     # ADR 0042's first form completed each call on the SDK's runtime threads, which took the
     # GIL (and, ADR 0062, kept a Python thread state each) to wake the main thread.
-    reference = "B210-MAIN"
-    sandbox.seed_transaction(transaction_object(reference, "successful", "5.00"))
-    child = subprocess.run(
-        [sys.executable, "-c", CHILD, sandbox.url, KEY, reference], capture_output=True, text=True, timeout=120
-    )
-    assert child.returncode == 0, child.stderr
-    states = json.loads(child.stdout.strip().splitlines()[-1])
+    states = run_fresh_interpreter(sandbox, CHILD, "B210-MAIN")
     assert states["after"] == states["before"], states
 
 

@@ -66,10 +66,7 @@ public object SikaSerializers {
 mod tests {
     use super::generate;
 
-    const GENERATED: &str = "\ndata class Bank (\n    var `id`: kotlin.Long\n){\n    fun `toJson`(): kotlin.String {\n    }\n}\n\
-        \nsealed class BankAccountType {\n}\n\
-        \n         */ fun `bankFromJson`(`json`: kotlin.String): Bank {\n    }\n\
-        \n         */ fun `bankAccountTypeFromText`(`text`: kotlin.String): BankAccountType {\n    }\n";
+    use super::super::records_as_data::tests_sample::GENERATED;
 
     #[test]
     fn b198_each_serialised_type_has_a_public_serializer_in_the_module() {

@@ -108,14 +108,21 @@ pub fn lower_first(name: &str) -> String {
     chars.next().map(|first| first.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
 }
 
+/// A record with its reader and a text enum with its parser, as UniFFI writes them: the input of
+/// this patch's tests and of `kotlinx_serializers`'.
+#[cfg(test)]
+pub(super) mod tests_sample {
+    pub const GENERATED: &str = "\ndata class Bank (\n    var `id`: kotlin.Long\n){\n    fun `toJson`(): kotlin.String {\n    }\n}\n\
+        \nsealed class BankAccountType {\n}\n\
+        \n         */ fun `bankFromJson`(`json`: kotlin.String): Bank {\n    }\n\
+        \n         */ fun `bankAccountTypeFromText`(`text`: kotlin.String): BankAccountType {\n    }\n";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const GENERATED: &str = "\ndata class Bank (\n    var `id`: kotlin.Long\n){\n    fun `toJson`(): kotlin.String {\n    }\n}\n\
-        \nsealed class BankAccountType {\n}\n\
-        \n         */ fun `bankFromJson`(`json`: kotlin.String): Bank {\n    }\n\
-        \n         */ fun `bankAccountTypeFromText`(`text`: kotlin.String): BankAccountType {\n    }\n";
+    use super::tests_sample::GENERATED;
 
     #[test]
     fn b176_annotates_records_and_enums_and_appends_their_serializers() {
