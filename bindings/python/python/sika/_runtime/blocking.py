@@ -222,8 +222,8 @@ def install(ffi: types.ModuleType) -> None:
             # A call that sends nothing (`with_options`): its documentation only.
             generated.__doc__ = asynchronous.__doc__
     ledger = _shape.class_(ffi, "Ledger")
-    _shape.function(blocking_ledger, "async_ledger", ["self"])
     for name, generated in list(vars(blocking_ledger).items()):
+        # `async_ledger` makes the async ledger: nothing to wait for.
         if name.startswith("_") or name == "async_ledger" or not inspect.isfunction(generated):
             continue
         asynchronous = _shape.attribute(ledger, name)
