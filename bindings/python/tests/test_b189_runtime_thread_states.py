@@ -46,5 +46,8 @@ def test_b189_the_runtime_threads_keep_one_python_thread_state_each(sandbox):
     assert states["first"], "no thread of the SDK's runtime kept its Python thread state"
     # Two runtime workers (core/src/ffi/runtime.rs), and the logging thread if it logged.
     assert len(states["first"]) <= 3, states
-    # 600 more completions made no new state: the same states served them.
-    assert states["later"] == states["first"], states
+    # 600 more completions kept those very states. Main-thread blocking calls no longer complete
+    # on the runtime's threads (ADR 0070), so a worker may make its first completion, and its
+    # one state, only in the later burst: never more than a state per thread.
+    assert set(states["first"]) <= set(states["later"]), states
+    assert len(states["later"]) <= 3, states
