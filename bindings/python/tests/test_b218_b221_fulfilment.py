@@ -62,7 +62,7 @@ def test_b218_a_shipment_longer_than_its_lease_ships_once(open_ledger, sandbox):
             meanwhile.append((type(answer).__name__, answer.http_status()))
         shipped.append(claim.reference)
     assert shipped == ["B218-1"]
-    assert set(meanwhile) == {("IN_PROGRESS", 503)}, meanwhile
+    assert set(meanwhile) == {("LedgerDecision.IN_PROGRESS", 503)}, meanwhile
     record = ledger.payment("B218-1")
     assert (record.claims_offered, record.fulfilled_at is not None) == (1, True), record
     after = other.handle_webhook(client, notification("B218-1"))

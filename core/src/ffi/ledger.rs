@@ -82,6 +82,10 @@ pub struct ReconcileOptions {
     /// At most this many requests to the service in flight (default 4).
     #[uniffi(default = None)]
     pub concurrency: Option<i64>,
+    /// How long the run may take, in milliseconds (default 4 minutes, under a 5-minute
+    /// schedule): no check starts after it; the payments left are the report's `unchecked`.
+    #[uniffi(default = None)]
+    pub deadline_ms: Option<i64>,
 }
 
 to_json_methods!(ReconcileOptions);
@@ -94,6 +98,7 @@ impl ReconcileOptions {
             older_than_ms: setting("older_than_ms", self.older_than_ms, defaults.older_than_ms)?,
             limit: setting("limit", self.limit, defaults.limit)?,
             concurrency: setting("concurrency", self.concurrency, defaults.concurrency)?,
+            deadline_ms: setting("deadline_ms", self.deadline_ms, defaults.deadline_ms)?,
         })
     }
 }

@@ -23,13 +23,22 @@ pub struct ReconcileOptions {
     pub limit: u32,
     /// At most this many requests to the service in flight (default 4).
     pub concurrency: u32,
+    /// How long the run may take, in milliseconds (default 4 minutes: under a 5-minute
+    /// schedule). No check starts after it, nor waits for a `Retry-After` that ends after it;
+    /// the checks already sent finish (each within the client's own deadline). The payments
+    /// left are in the report's `unchecked`, for the next run.
+    pub deadline_ms: u64,
 }
 
 impl Default for ReconcileOptions {
     fn default() -> Self {
-        Self { older_than_ms: 60_000, limit: 100, concurrency: 4 }
+        Self { older_than_ms: 60_000, limit: 100, concurrency: 4, deadline_ms: DEFAULT_DEADLINE_MS }
     }
 }
+
+/// A run's default deadline: 4 minutes, so that a run started every 5 minutes ends before the
+/// next one starts.
+pub const DEFAULT_DEADLINE_MS: u64 = 4 * 60 * 1000;
 
 /// One payment a run checked, and the ledger's decision: fulfil a `Fulfil` (then
 /// [`Ledger::mark_fulfilled`]); the others need nothing now.
@@ -63,6 +72,9 @@ pub struct ReconcileReport {
     pub checked: Vec<ReconciledPayment>,
     /// Every payment whose check failed.
     pub failures: Vec<ReconcileFailure>,
+    /// The payments this run had no time for (its `deadline_ms` passed, or a `Retry-After`
+    /// would have ended after it), oldest first: still open, for the next run.
+    pub unchecked: Vec<String>,
 }
 
 /// A `429` answered with this many tries of one payment is a failure of the run.
@@ -89,23 +101,35 @@ impl Ledger {
         if options.concurrency == 0 {
             return Err(SikaError::invalid_input("concurrency", "must be greater than zero"));
         }
+        if options.deadline_ms == 0 {
+            return Err(SikaError::invalid_input("deadline_ms", "must be greater than zero"));
+        }
+        let deadline = Instant::now() + Duration::from_millis(options.deadline_ms);
         let references = self.open_references(options).await?;
         let pause = Pause::default();
         let outcomes = stream::iter(references)
-            .map(|reference| self.check_again(client, reference, &pause))
+            .map(|reference| self.check_again(client, reference, &pause, deadline))
             .buffered(usize::try_from(options.concurrency).unwrap_or(usize::MAX))
             .collect::<Vec<_>>()
             .await;
-        let mut report = ReconcileReport { checked: Vec::new(), failures: Vec::new() };
+        let mut report = ReconcileReport { checked: Vec::new(), failures: Vec::new(), unchecked: Vec::new() };
         for (reference, outcome) in outcomes {
             match outcome {
-                Ok(decision) => report.checked.push(ReconciledPayment { reference, decision }),
-                Err(error) => report.failures.push(ReconcileFailure {
+                None => report.unchecked.push(reference),
+                Some(Ok(decision)) => report.checked.push(ReconciledPayment { reference, decision }),
+                Some(Err(error)) => report.failures.push(ReconcileFailure {
                     reason: error.to_string(),
                     request_id: error.request_id().map(str::to_owned),
                     reference,
                 }),
             }
+        }
+        if !report.unchecked.is_empty() {
+            log::warn!(
+                target: "sika",
+                unchecked = report.unchecked.len();
+                "reconcile: {} payments left for the next run: the run's deadline ({} ms) passed", report.unchecked.len(), options.deadline_ms
+            );
         }
         Ok(report)
     }
@@ -144,9 +168,19 @@ impl Ledger {
         }
     }
 
-    async fn check_again(&self, client: &Client, reference: String, pause: &Pause) -> (String, Result<LedgerDecision>) {
+    /// The payment's decision, or `None` when the run's `deadline` leaves no time to check it.
+    async fn check_again(
+        &self,
+        client: &Client,
+        reference: String,
+        pause: &Pause,
+        deadline: Instant,
+    ) -> (String, Option<Result<LedgerDecision>>) {
         let mut tries = 0;
         loop {
+            if pause.ends_after(deadline) || Instant::now() >= deadline {
+                return (reference, None);
+            }
             pause.wait().await;
             tries += 1;
             match self.decide(client, &reference, EventSource::Reconcile).await {
@@ -157,7 +191,7 @@ impl Ledger {
                         .min(LONGEST_PAUSE);
                     pause.until(Instant::now() + wait);
                 }
-                outcome => return (reference, outcome),
+                outcome => return (reference, Some(outcome)),
             }
         }
     }
@@ -183,6 +217,11 @@ impl Pause {
         if let Some(until) = until {
             tokio::time::sleep_until(until).await;
         }
+    }
+
+    /// Whether the pause in force ends after `deadline`.
+    fn ends_after(&self, deadline: Instant) -> bool {
+        self.lock().is_some_and(|until| until > deadline)
     }
 
     fn until(&self, instant: Instant) {

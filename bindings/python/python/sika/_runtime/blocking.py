@@ -227,7 +227,10 @@ def install(ffi: types.ModuleType) -> None:
         if name.startswith("_") or name == "async_ledger" or not inspect.isfunction(generated):
             continue
         asynchronous = _shape.attribute(ledger, name)
-        if not inspect.iscoroutinefunction(asynchronous):
-            raise _shape.mismatch(f"`Ledger.{name}` is not a coroutine function")
-        setattr(blocking_ledger, name, watched("BlockingLedger", name, generated, asynchronous))
+        if inspect.iscoroutinefunction(asynchronous):
+            setattr(blocking_ledger, name, watched("BlockingLedger", name, generated, asynchronous))
+        else:
+            # A call that reads a setting (`renew_interval_ms`): nothing to wait for, its
+            # documentation only.
+            generated.__doc__ = asynchronous.__doc__
     os.register_at_fork(after_in_child=after_fork_in_child)

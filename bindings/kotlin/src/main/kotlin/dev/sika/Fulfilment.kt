@@ -60,6 +60,8 @@ private inline fun afterFailure(held: Claim, lost: SikaException.ClaimLost?, fai
  * [block] throws. A renewal that found the claim lost throws [SikaException.ClaimLost] when
  * [block] ends.
  */
+// Kotlin's alone (a suspend function Java cannot call well: B123); Java uses BlockingLedger's.
+@JvmSynthetic
 @Throws(SikaException::class)
 suspend fun <T> Ledger.fulfil(claim: Claim, block: suspend (Claim) -> T): T = coroutineScope {
     val held = renew(claim)
