@@ -48,12 +48,14 @@ pub struct ClientConfig {
     pub pool_idle_timeout_ms: u64,
 }
 
-// By hand, naming every field; the key and the proxy print as `[REDACTED]` (their own Debug).
+// By hand, naming every field; the key and the proxy print as `[REDACTED]` (their own Debug),
+// and so do the credentials of a `base_url` that has some (refused when a client is made, but
+// a configuration may be printed before).
 impl std::fmt::Debug for ClientConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientConfig")
             .field("secret_key", &self.secret_key)
-            .field("base_url", &self.base_url)
+            .field("base_url", &crate::secret::without_credentials(&self.base_url))
             .field("timeout_ms", &self.timeout_ms)
             .field("connect_timeout_ms", &self.connect_timeout_ms)
             .field("max_retries", &self.max_retries)
@@ -306,6 +308,18 @@ mod tests {
         let printed = format!("{config:?}");
         assert!(!printed.contains("pa55word"), "{printed}");
         assert!(config.proxy_url().expect("a valid proxy").is_some(), "the URL is kept, only never shown");
+    }
+
+    #[test]
+    fn b65_no_printed_form_of_a_configuration_shows_a_password() {
+        let mut config = ClientConfig::new("sk_test_canary_key", "https://merchant:pa55word_base@api.example.com");
+        config.proxy = Some("http://merchant:pa55word_proxy@proxy.example.com:3128".into());
+        let printed = format!("{config:?} {config:#?}");
+        assert!(!printed.contains("pa55word") && !printed.contains("merchant:"), "{printed}");
+        assert!(printed.contains("https://[REDACTED]@api.example.com"), "{printed}");
+        // The client made from it refuses the base URL's credentials, without printing them.
+        let error = config.validate().expect_err("credentials in base_url");
+        assert!(!format!("{error} {error:?}").contains("pa55word"));
     }
 
     #[test]

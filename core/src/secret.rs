@@ -116,9 +116,37 @@ impl fmt::Debug for SecretUrl {
     }
 }
 
+/// `text` with a URL's credentials (`scheme://user:password@host...`) replaced by
+/// `[REDACTED]`, for printing a URL a setting holds as plain text (`base_url`): the text after
+/// `://` up to the authority's last `@` (before any `/`, `?` or `#`). A text that is no URL is
+/// checked the same way, so an unparsable one never prints its credentials either.
+pub(crate) fn without_credentials(text: &str) -> std::borrow::Cow<'_, str> {
+    let Some(scheme_end) = text.find("://").map(|at| at + 3) else { return text.into() };
+    let rest = &text[scheme_end..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    match authority.rfind('@') {
+        Some(at) => format!("{}[REDACTED]{}", &text[..scheme_end], &rest[at..]).into(),
+        None => text.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn b65_a_urls_credentials_never_print() {
+        for (text, printed) in [
+            ("https://merchant:pa55word@api.example.com/v1", "https://[REDACTED]@api.example.com/v1"),
+            ("https://user@host:8443", "https://[REDACTED]@host:8443"),
+            ("https://a:b@c@host/x@y", "https://[REDACTED]@host/x@y"),
+            ("https://api.example.com/path@not-credentials", "https://api.example.com/path@not-credentials"),
+            ("no url at all", "no url at all"),
+            ("weird://:pa55word@", "weird://[REDACTED]@"),
+        ] {
+            assert_eq!(without_credentials(text), printed, "{text}");
+        }
+    }
 
     #[test]
     fn b16_debug_never_shows_the_key() {

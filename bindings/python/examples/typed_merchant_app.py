@@ -185,10 +185,41 @@ def reconcile_job(ledger: sika.BlockingLedger, client: sika.BlockingClient, opti
     report = ledger.reconcile(client, options)
     shipped: list[str] = []
     for payment in report.checked:
-        if isinstance(payment.decision, sika.LedgerDecision.FULFIL):
-            shipped.append(payment.reference)
-            ledger.mark_fulfilled(payment.decision.claim)
+        # Every answer, and no `case _`: checkers know there is no other (B254).
+        match payment.decision:
+            case sika.LedgerDecision.FULFIL(claim):
+                shipped.append(payment.reference)
+                ledger.mark_fulfilled(claim)
+            case sika.LedgerDecision.ALREADY_FULFILLED() | sika.LedgerDecision.IN_PROGRESS():
+                pass
+            case sika.LedgerDecision.DECIDED(decision):
+                shipped.append(f"not shipped: {payment.reference} (HTTP {decision.http_status()})")
     return shipped + [f"not checked: {failure.reference} ({failure.request_id})" for failure in report.failures]
+
+
+def ledger_webhook(ledger: sika.BlockingLedger, client: sika.BlockingClient, body: bytes) -> tuple[int, str]:
+    """A notification decided by the ledger: a `match` over its four answers and no other, each
+    returning (a checker that saw a fifth would find a path without a return: B254)."""
+    decision = ledger.handle_webhook(client, body)
+    match decision:
+        case sika.LedgerDecision.FULFIL(claim, transaction):
+            ledger.mark_fulfilled(claim)
+            return decision.http_status(), f"ship {transaction.tx_ref}"
+        case sika.LedgerDecision.ALREADY_FULFILLED(reference, fulfilled_at):
+            return decision.http_status(), f"{reference}: shipped on {fulfilled_at:%Y-%m-%d}"
+        case sika.LedgerDecision.IN_PROGRESS(reference=reference):
+            return decision.http_status(), f"{reference}: being shipped"
+        case sika.LedgerDecision.DECIDED(decided):
+            return decision.http_status(), what_to_answer(decided)[1]
+
+
+def paid(client: sika.BlockingClient, reference: str, order: sika.ExpectedPayment) -> bool:
+    """`confirm_payment`'s four answers, matched exhaustively as returned (B254)."""
+    match client.confirm_payment(reference, order):
+        case sika.PaymentCheck.CONFIRMED():
+            return True
+        case sika.PaymentCheck.NOT_YET() | sika.PaymentCheck.NOT_PAID() | sika.PaymentCheck.MISMATCH():
+            return False
 
 
 async def checkout_through_the_ledger(

@@ -7,8 +7,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
 
 import pytest
+
+from support import charge
 
 # A merchant's suite: the sandbox's URL and key, both clients, a seeded transaction, a fault,
 # a notification delivered to a receiver of the test's own, and state reset between tests.
@@ -187,3 +195,180 @@ def test_b154_bad_input_raises_and_sends_nothing():
         assert handle.deliveries() == []
         with pytest.raises(SandboxError, match="Transaction not found"):
             handle.transaction("ORDER-1")
+
+
+# ---- B250: the receiver and ledger fixtures, and the README's example as it is written --------
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def readme_plugin_example() -> str:
+    """The repository README's Python block that shows the plugin (the one test of idempotent
+    fulfilment), exactly as written."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+    (block,) = [block for block in blocks if "def test_fulfilment_is_idempotent(" in block]
+    return block
+
+
+# The README's handler, and a handler that is not idempotent: it ships on every delivery the
+# client decides to fulfil (the client alone cannot know another delivery shipped already).
+LEDGER_HANDLER = """        decision = sika_ledger.handle_webhook(sika_blocking_client, body)
+        if isinstance(decision, sika.LedgerDecision.FULFIL):
+            shipped.append(decision.claim.reference)          # ship the order
+            sika_ledger.mark_fulfilled(decision.claim)
+        return decision.http_status()
+"""
+NAIVE_HANDLER = """        decision = sika_blocking_client.handle_webhook(body, ORDER)
+        if isinstance(decision, sika.WebhookDecision.FULFIL):
+            shipped.append(decision.transaction.tx_ref)
+        return decision.http_status()
+"""
+
+
+def test_b250_the_readme_plugin_example_runs_as_written(pytester):
+    example = readme_plugin_example()
+    assert "my_webhook_url" not in example
+    pytester.makepyfile(test_readme_example=example)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=example.count("\ndef test_"))
+    assert example.count("\ndef test_") == 3
+
+
+def test_b250_the_readme_example_counts_shipments_so_a_handler_that_ships_twice_fails_it(pytester):
+    example = readme_plugin_example()
+    assert example.count(LEDGER_HANDLER) == 1, "the README's handler changed: update LEDGER_HANDLER"
+    pytester.makepyfile(test_readme_example=example.replace(LEDGER_HANDLER, NAIVE_HANDLER))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v", "-k", "idempotent")
+    # Every delivery was answered 200, as before: only the count of shipments tells.
+    result.assert_outcomes(failed=1)
+    result.stdout.re_match_lines([r'.*assert shipped == \["ORDER-18"\]', r".*Left contains 2 more items, first extra item: 'ORDER-18'"])
+
+
+def test_b250_the_receiver_records_answers_and_reports_a_handler_that_raised():
+    from sika.testing import SandboxError, WebhookReceiver
+
+    def handler(body: bytes) -> int:
+        if b"boom" in body:
+            raise RuntimeError("the handler failed")
+        return 202
+
+    receiver = WebhookReceiver(handler)
+    assert receiver.url.startswith("http://127.0.0.1:") and receiver.url.endswith("/webhooks/sika")
+    for body in (b'{"event":"charge.success"}', b"boom"):
+        request = urllib.request.Request(receiver.url, data=body, method="POST", headers={"x-test": "1"})
+        try:
+            status = urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10).status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        assert status == (202 if body != b"boom" else 500)
+    first, second = receiver.deliveries
+    assert (first.path, first.status, first.body, first.headers["x-test"]) == ("/webhooks/sika", 202, b'{"event":"charge.success"}', "1")
+    assert first.json() == {"event": "charge.success"} and first.error is None
+    assert second.status == 500 and "RuntimeError: the handler failed" in (second.error or "")
+    with pytest.raises(SandboxError, match="the handler failed"):
+        receiver.close()
+
+
+def test_b250_wait_for_deliveries_waits_for_the_sandboxs_own_and_says_what_it_saw():
+    from sika.testing import SandboxError, WebhookReceiver, start_sandbox
+
+    with start_sandbox(confirm_after_ms=300) as sandbox, WebhookReceiver() as receiver:
+        sandbox.set_webhook_url(receiver.url)
+        client = sandbox.blocking_client()
+        client.initiate_charge(charge("B250-WAIT"))
+        assert sandbox.deliveries() == []  # the simulated customer has not answered yet
+        (attempt,) = sandbox.wait_for_deliveries(1, reference="B250-WAIT")
+        assert attempt["delivered"] and attempt["http_status"] == 200
+        assert [delivery.json()["data"]["reference"] for delivery in receiver.deliveries] == ["B250-WAIT"]
+        with pytest.raises(SandboxError, match=r"1 of 2 deliveries of 'B250-WAIT' within 0.2 s"):
+            sandbox.wait_for_deliveries(2, reference="B250-WAIT", timeout_s=0.2)
+        with pytest.raises(ValueError):
+            sandbox.wait_for_deliveries(0)
+
+
+def test_b250_the_ledger_fixture_is_a_fresh_sqlite_ledger_per_test(pytester):
+    pytester.makepyfile(
+        test_ledgers="""
+import decimal
+import sika
+
+ORDER = sika.ExpectedPayment(amount=decimal.Decimal("5"), currency="GHS")
+
+def test_one(sika_ledger, tmp_path):
+    assert isinstance(sika_ledger, sika.BlockingLedger)
+    assert list(tmp_path.glob("sika-ledger.sqlite*"))
+    sika_ledger.expect("ORDER-1", ORDER)
+    assert sika_ledger.payment("ORDER-1").expected == ORDER
+
+def test_two(sika_ledger):
+    assert sika_ledger.payment("ORDER-1") is None
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
+# ---- B251: the sandbox installed with the interpreter, found without PATH ---------------------
+
+
+def test_b251_the_sandbox_of_the_interpreters_scripts_directory_comes_before_path(tmp_path, monkeypatch):
+    import sysconfig
+
+    from sika.testing import SandboxError, sandbox_binary
+
+    scripts, on_path = tmp_path / "venv-bin", tmp_path / "path-bin"
+    for directory in (scripts, on_path):
+        directory.mkdir()
+        (directory / "sika-sandbox").write_text("#!/bin/sh\n")
+        (directory / "sika-sandbox").chmod(0o755)
+    monkeypatch.delenv("SIKA_SANDBOX_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(on_path))
+    monkeypatch.setattr(sysconfig, "get_path", lambda name, *args, **kwargs: str(scripts) if name == "scripts" else None)
+    assert sandbox_binary() == str(scripts / "sika-sandbox")
+    (scripts / "sika-sandbox").unlink()
+    assert sandbox_binary() == str(on_path / "sika-sandbox")
+    monkeypatch.setenv("SIKA_SANDBOX_BIN", "/given/sika-sandbox")
+    assert sandbox_binary() == "/given/sika-sandbox"
+    monkeypatch.delenv("SIKA_SANDBOX_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(SandboxError, match=re.escape(str(scripts))):
+        sandbox_binary()
+
+
+def test_b251_a_venv_that_is_not_activated_runs_the_plugin_with_its_own_sandbox(tmp_path):
+    # A venv of its own (the suite's packages through a .pth file), with the sandbox in its
+    # bin/ as `pip install "sika[testing]"` puts it there, run as `venv/bin/python -m pytest`
+    # by a CI job that never activates it: no SIKA_SANDBOX_BIN, and no venv on PATH.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    own_site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    suite_site = Path(sika_package_dir()).parent
+    (Path(own_site) / "suite.pth").write_text(str(suite_site) + "\n")
+    from sika.testing import sandbox_binary
+
+    (venv / "bin" / "sika-sandbox").symlink_to(Path(sandbox_binary()).resolve())
+    (tmp_path / "test_venv.py").write_text(
+        "import os, sys\n"
+        "def test_the_venvs_sandbox(sika_sandbox, sika_blocking_client):\n"
+        "    sika_sandbox.seed_transaction('VENV-1')\n"
+        "    assert sika_blocking_client.verify_transaction('VENV-1').tx_ref == 'VENV-1'\n"
+        "    assert 'SIKA_SANDBOX_BIN' not in os.environ\n"
+    )
+    environment = {name: value for name, value in os.environ.items() if name not in ("SIKA_SANDBOX_BIN", "VIRTUAL_ENV", "PYTHONPATH")}
+    environment["PATH"] = "/usr/bin:/bin"
+    assert not any(Path(directory, "sika-sandbox").exists() for directory in environment["PATH"].split(":"))
+    result = subprocess.run(
+        [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_venv.py"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+
+
+def sika_package_dir() -> str:
+    import sika
+
+    return str(Path(sika.__file__).resolve().parent)

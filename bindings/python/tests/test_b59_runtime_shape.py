@@ -10,7 +10,7 @@ import types
 import pytest
 
 from sika._ffi import sika_ffi as ffi
-from sika._runtime import _shape, asyncio_wakes, calls, errors, records
+from sika._runtime import _shape, asyncio_wakes, calls, errors, records, texts
 
 
 def module_of(**names) -> types.ModuleType:
@@ -61,7 +61,29 @@ def test_b59_an_error_class_that_already_has_its_own_str_is_refused():
             return "own"
 
     with pytest.raises(ImportError, match="not a bare Exception subclass"):
-        errors.install(module_of(Shaped=Shaped), ["Shaped"])
+        errors.install(module_of(Shaped=Shaped), ["Shaped"], {})
+
+
+def test_b59_error_defaults_for_a_variant_the_module_lacks_are_refused():
+    class Shaped(Exception):
+        pass
+
+    with pytest.raises(ImportError, match=r"no error variant `Shaped.Missing`"):
+        errors.install(module_of(Shaped=Shaped), ["Shaped"], {("Shaped", "Missing"): ("request_id",)})
+
+
+def test_b59_a_string_converter_of_another_shape_is_refused():
+    class _UniffiFfiConverterString:
+        @classmethod
+        def check_lower(cls, value):
+            return value
+
+    class SikaError(Exception):
+        class InvalidInput(Exception):
+            pass
+
+    with pytest.raises(ImportError, match=r"check_lower` is a classmethod, not a staticmethod|takes \(cls, value\)"):
+        texts.install(module_of(_UniffiFfiConverterString=_UniffiFfiConverterString, SikaError=SikaError, __file__="x"))
 
 
 def test_b59_a_text_enum_that_is_not_uniffis_plain_class_is_refused():

@@ -1,5 +1,6 @@
 """B47: no proxy for loopback targets; environment proxies ignored; an explicit `proxy` checked.
-B81: the proxy, a `SecretUrl` object, never prints its password."""
+B81: the proxy, a `SecretUrl` object, never prints its password; a plain string for it (or for
+the key) is refused when the configuration is made, naming the field."""
 
 import copy
 import dataclasses
@@ -128,8 +129,41 @@ def test_b81_the_proxy_password_is_in_no_printed_form_of_a_configuration():
     assert PASSWORD not in str(raised.value) and PASSWORD not in repr(raised.value)
 
 
-def test_b81_a_proxy_given_as_text_is_refused_with_a_type_error():
-    with pytest.raises(TypeError):
-        BlockingClient(
-            ClientConfig(secret_key=SecretKey(KEY), base_url="https://api.example.com", proxy="http://u:p@x:1")  # type: ignore[arg-type]
-        )
+TEXT_PROXY = f"http://merchant:{PASSWORD}@proxy.internal:3128"
+
+
+def test_b81_a_proxy_given_as_text_is_refused_when_the_configuration_is_made():
+    # Before (issue 47): accepted, and `repr(config)` printed the password whole.
+    with pytest.raises(SikaError.InvalidInput) as raised:
+        ClientConfig(secret_key=SecretKey(KEY), base_url="https://api.example.com", proxy=TEXT_PROXY)  # type: ignore[arg-type]
+    assert raised.value.field == "proxy"
+    assert "sika.SecretUrl" in raised.value.reason
+    for text in (str(raised.value), repr(raised.value), repr(raised.value.args)):
+        assert PASSWORD not in text and "merchant:" not in text, text
+
+
+def test_b81_a_key_given_as_text_is_refused_too_and_so_is_setting_either_later():
+    with pytest.raises(SikaError.InvalidInput) as raised:
+        ClientConfig(secret_key=KEY, base_url="https://api.example.com")  # type: ignore[arg-type]
+    assert raised.value.field == "secret_key" and KEY not in str(raised.value) + repr(raised.value)
+    config = ClientConfig(secret_key=SecretKey(KEY), base_url="https://api.example.com")
+    for field, text in (("proxy", TEXT_PROXY), ("secret_key", KEY)):
+        with pytest.raises(SikaError.InvalidInput) as raised:
+            setattr(config, field, text)
+        assert raised.value.field == field
+    with pytest.raises(SikaError.InvalidInput):
+        dataclasses.replace(config, proxy=TEXT_PROXY)
+    # What the fields take is unchanged: the objects, and None for the proxy.
+    config.proxy = SecretUrl(TEXT_PROXY)
+    config.proxy = None
+    assert config.proxy is None and PASSWORD not in repr(config)
+
+
+def test_b81_a_base_url_with_credentials_prints_none_of_them():
+    config = ClientConfig(secret_key=SecretKey(KEY), base_url=f"https://merchant:{PASSWORD}@api.example.com/v1")
+    for text in (repr(config), str(config), format(config), repr(copy.deepcopy(config))):
+        assert PASSWORD not in text and "merchant:" not in text, text
+        assert "https://[REDACTED]@api.example.com/v1" in text, text
+    with pytest.raises(SikaError.Configuration) as raised:
+        BlockingClient(config)
+    assert PASSWORD not in str(raised.value) + repr(raised.value)

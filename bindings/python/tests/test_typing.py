@@ -163,6 +163,25 @@ def normalized(annotation: str) -> str:
     return found.group(1) if found else annotation
 
 
+def variant_unions() -> dict[str, str]:
+    """`Enum_Variants: TypeAlias = typing.Union[Enum_A, ...]` of the declarations: what the SDK
+    returns of an enum with data is declared as the union of its variants (B254), which the
+    generated code names by the enum."""
+    unions = {}
+    for node in declarations_block():
+        if isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation) == "TypeAlias":
+            alias = ast.unparse(node.target)
+            assert alias.endswith("_Variants"), alias
+            unions[alias] = alias.removesuffix("_Variants")
+    return unions
+
+
+def as_generated(annotation: str) -> str:
+    """A declared annotation with each union of variants named by its enum, as generated."""
+    unions = variant_unions()
+    return re.sub(r"\b\w+_Variants\b", lambda found: unions[found.group()], annotation)
+
+
 def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, str, bool, str]]:
     """(name, kind, has a default, annotation) of each parameter, as `inspect` names the kinds,
     and the return annotation last."""
@@ -183,7 +202,7 @@ def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tupl
 
 def runtime_parameters(function, declared: list[tuple[str, str, bool, str]]) -> list[tuple[str, str, bool, str]]:
     """The same of a runtime function; where it has no annotation (some generated methods have
-    none), the declared one stands."""
+    none), the declared one stands (compare with `generated_parameters` of the declared)."""
     signature = inspect.signature(function)
     found = [
         (parameter.name, parameter.kind.name, parameter.default is not inspect.Parameter.empty, parameter.annotation)
@@ -194,6 +213,11 @@ def runtime_parameters(function, declared: list[tuple[str, str, bool, str]]) -> 
         (name, kind, default, declared_one[3] if annotation is inspect.Parameter.empty else normalized(annotation))
         for (name, kind, default, annotation), declared_one in zip(found, declared + [("", "", False, "")] * len(found))
     ]
+
+
+def generated_parameters(parameters: list[tuple[str, str, bool, str]]) -> list[tuple[str, str, bool, str]]:
+    """Declared parameters with their annotations as the generated code writes them."""
+    return [(name, kind, default, as_generated(annotation)) for name, kind, default, annotation in parameters]
 
 
 def resolve(path: str):
@@ -265,7 +289,7 @@ def test_b42_every_declaration_is_what_the_runtime_has():
                 assert callable(getattr(runtime, statement.name)), f"{paths[name]}.{statement.name}"
                 function = member.__func__ if isinstance(member, classmethod) else member
                 if inspect.isfunction(function) and function.__module__ == generated.__name__:
-                    expected = parameters_of(statement)
+                    expected = generated_parameters(parameters_of(statement))
                     assert runtime_parameters(function, expected) == expected, f"{paths[name]}.{statement.name}"
                     assert inspect.iscoroutinefunction(function) == isinstance(statement, ast.AsyncFunctionDef)
                     checked += 1
@@ -277,7 +301,7 @@ def test_b42_every_declaration_is_what_the_runtime_has():
                 for owner in [resolve(path) for path in variants] or [runtime]:
                     parameter = inspect.signature(owner.__init__).parameters[field]
                     if parameter.annotation is not inspect.Parameter.empty:
-                        assert parameter.annotation == ast.unparse(statement.annotation), f"{paths[name]}.{field}"
+                        assert parameter.annotation == as_generated(ast.unparse(statement.annotation)), f"{paths[name]}.{field}"
         # Positional patterns: what checkers allow is what the runtime class takes.
         assert tuple(getattr(runtime, "__match_args__", ())) == match_args, paths[name]
         if issubclass(runtime, enum.Enum):
@@ -293,7 +317,7 @@ def test_b42_every_declaration_is_what_the_runtime_has():
                         assert member_name in declared_members(name), f"{paths[name]}.{member_name} is not declared"
     functions = [node for node in block if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for node in functions:
-        expected = parameters_of(node)
+        expected = generated_parameters(parameters_of(node))
         assert runtime_parameters(getattr(generated, node.name), expected) == expected, node.name
     aliases = [node for node in block if isinstance(node, ast.Assign)]
     for node in aliases:
@@ -423,3 +447,84 @@ async def test_b42_the_typed_app_runs_against_the_sandbox(sandbox, monkeypatch, 
         f"(200, 'fulfil {order} (acknowledged)')",
     ]
     assert printed[8:] == banks
+
+
+# ---- B254: a `match` over every variant of a returned decision is exhaustive for checkers -----
+
+EXHAUSTIVE = '''
+from __future__ import annotations
+
+import sika
+
+
+def ledger(ledger: sika.BlockingLedger, client: sika.BlockingClient, body: bytes) -> str:
+    match ledger.handle_webhook(client, body):
+        case sika.LedgerDecision.FULFIL(claim):
+            return claim.reference
+        case sika.LedgerDecision.ALREADY_FULFILLED(reference):
+            return reference
+        case sika.LedgerDecision.IN_PROGRESS(reference):
+            return reference
+        case sika.LedgerDecision.DECIDED(decision):
+            return str(decision.http_status())
+
+
+def reconciled(report: sika.ReconcileReport) -> list[int]:
+    return [payment.decision.http_status() for payment in report.checked]
+
+
+def webhook(client: sika.BlockingClient, body: bytes, order: sika.ExpectedPayment) -> int:
+    decision = client.handle_webhook(body, order)
+    match decision:
+        case sika.WebhookDecision.FULFIL() | sika.WebhookDecision.INVESTIGATE():
+            return 200
+        case sika.WebhookDecision.IGNORE():
+            return 200
+        case sika.WebhookDecision.RETRY_LATER() | sika.WebhookDecision.REJECT():
+            return decision.http_status()
+
+
+def status(client: sika.BlockingClient) -> bool:
+    match client.verify_transaction("ORDER-1").status:
+        case sika.TransactionStatus.SUCCESSFUL():
+            return True
+        case (
+            sika.TransactionStatus.PENDING()
+            | sika.TransactionStatus.FAILED()
+            | sika.TransactionStatus.ABANDONED()
+            | sika.TransactionStatus.REVERSED()
+            | sika.TransactionStatus.UNKNOWN()
+        ):
+            return False
+'''
+
+# The same with a variant left out: both checkers must see the path without a return.
+MISSING_ONE = EXHAUSTIVE.split("\n\n\ndef reconciled")[0].replace(
+    "        case sika.LedgerDecision.IN_PROGRESS(reference):\n            return reference\n", ""
+)
+
+
+def test_b254_a_match_over_every_returned_variant_is_exhaustive_and_one_short_is_not(tmp_path):
+    installed_package()
+    (tmp_path / "exhaustive.py").write_text(EXHAUSTIVE)
+    (tmp_path / "missing_one.py").write_text(MISSING_ONE)
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "strict"}))
+    env = {**os.environ, "CI": "true", "MYPYPATH": ""}
+    env.pop("PYTHONPATH", None)
+    files = ["exhaustive.py", "missing_one.py"]
+    pyright = subprocess.run(
+        [BIN / "pyright", "--outputjson", "--pythonpath", sys.executable, *files],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    report = json.loads(pyright.stdout)
+    errors = [(Path(d["file"]).name, d.get("rule"), d["message"]) for d in report["generalDiagnostics"] if d["severity"] == "error"]
+    assert [error for error in errors if error[0] == "exhaustive.py"] == [], pyright.stdout
+    missing = [error for error in errors if error[0] == "missing_one.py"]
+    assert any(rule == "reportMatchNotExhaustive" and "LedgerDecision_IN_PROGRESS" in message for _, rule, message in missing), missing
+    mypy = subprocess.run(
+        [BIN / "mypy", "--strict", "--no-error-summary", "--cache-dir", tmp_path / ".mypy_cache", *files],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    lines = mypy.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("exhaustive.py")], mypy.stdout
+    assert [line for line in lines if line.startswith("missing_one.py") and "Missing return statement" in line], mypy.stdout

@@ -56,7 +56,16 @@ pub fn interface(library: &Path) -> Result<Namespace, String> {
 /// The declarations module's text.
 pub fn declarations(namespace: &Namespace, added: &[Added]) -> Result<String, String> {
     let custom_types = python::custom_types(namespace)?;
-    let mut out = Stub { text: String::new(), namespace: &namespace.name, added, placed: vec![false; added.len()] };
+    let unions = variant_unions(namespace);
+    let method_docs = method_docs(namespace);
+    let mut out = Stub {
+        text: String::new(),
+        namespace: &namespace.name,
+        added,
+        placed: vec![false; added.len()],
+        unions: &unions,
+        method_docs: &method_docs,
+    };
     let mut exported = vec!["InternalError".to_owned()];
     out.line(0, &format!("\"\"\"Typed declarations of `{}`, for type checkers (ADR 0016).", namespace.name));
     out.line(0, "");
@@ -134,6 +143,15 @@ pub fn declarations(namespace: &Namespace, added: &[Added]) -> Result<String, St
             | TypeDefinition::Set(_) => {}
         }
     }
+    // What a call returns, and what a returned record or variant holds, is one of the enum's
+    // variants: declared as their union, so that a `match` over every variant is exhaustive for
+    // checkers (pyright strict refused one over all four `LedgerDecision` variants: a class is
+    // open to other subclasses, a union of them is not). What the SDK takes stays the class.
+    for (name, variants) in &unions {
+        out.line(0, "");
+        let members: Vec<String> = variants.iter().map(|variant| variant_class(name, variant)).collect();
+        out.line(1, &format!("{}: TypeAlias = typing.Union[{}]", union_alias(name), members.join(", ")));
+    }
     for function in &namespace.functions {
         exported.push(python::var_name(&function.callable.name));
         out.line(0, "");
@@ -168,6 +186,12 @@ struct Stub<'a> {
     namespace: &'a str,
     added: &'a [Added],
     placed: Vec<bool>,
+    /// Each enum with data (by its Python name) and its variants' classes: what the SDK
+    /// returns is declared as their union (`output_type_name`).
+    unions: &'a BTreeMap<String, Vec<String>>,
+    /// Each object's documented methods, `(object, method)` (the names of the interface):
+    /// the documentation of a method that only says "See `Client.NAME`" (a blocking twin).
+    method_docs: &'a BTreeMap<(String, String), String>,
 }
 
 impl Stub<'_> {
@@ -187,6 +211,23 @@ impl Stub<'_> {
 
     fn type_name(&self, ty: &Type) -> Result<String, String> {
         python::type_name_of(ty, self.namespace)
+    }
+
+    /// A type as the SDK gives it (a return value, a field read): an enum with data is the
+    /// union of its variants (`Enum_Variants`), also inside an optional, a list or a map.
+    fn output_type_name(&self, ty: &Type) -> Result<String, String> {
+        Ok(match ty {
+            Type::Enum { name, .. } if self.unions.contains_key(&python::type_name(name)) => {
+                union_alias(&python::type_name(name))
+            }
+            Type::Optional { inner_type } => format!("typing.Optional[{}]", self.output_type_name(inner_type)?),
+            Type::Sequence { inner_type } => format!("typing.List[{}]", self.output_type_name(inner_type)?),
+            Type::Map { key_type, value_type } => {
+                format!("typing.Dict[{}, {}]", self.type_name(key_type)?, self.output_type_name(value_type)?)
+            }
+            Type::Box { inner_type } => self.output_type_name(inner_type)?,
+            other => self.type_name(other)?,
+        })
     }
 
     fn docstring(&mut self, level: usize, docstring: &Option<String>) {
@@ -232,9 +273,10 @@ impl Stub<'_> {
         }
     }
 
+    /// The fields as attributes: what they hold, as read (`output_type_name`).
     fn fields(&mut self, level: usize, fields: &[Field]) -> Result<(), String> {
         for field in fields {
-            let line = format!("{}: {}", python::var_name(&field.name), self.type_name(&field.ty.ty)?);
+            let line = format!("{}: {}", python::var_name(&field.name), self.output_type_name(&field.ty.ty)?);
             self.line(level, &line);
             self.docstring(level, &field.docstring);
         }
@@ -387,8 +429,18 @@ impl Stub<'_> {
                 return Err(format!("{name}.{variant_name}: variants with unnamed fields are not declared yet"));
             }
             self.fields(2, &variant.fields)?;
-            // Positional or keyword, as generated.
-            let parameters = self.parameters(&variant.fields)?;
+            // Positional or keyword, as generated; the last optional ones default to None
+            // (sika/_runtime/errors.py, from `ERROR_DEFAULTS`).
+            let defaulted = trailing_optional(&variant.fields);
+            let mut parameters = String::new();
+            for (index, field) in variant.fields.iter().enumerate() {
+                let default = if index >= variant.fields.len() - defaulted { " = ..." } else { "" };
+                parameters.push_str(&format!(
+                    ", {}: {}{default}",
+                    python::var_name(&field.name),
+                    self.type_name(&field.ty.ty)?
+                ));
+            }
             self.line(2, &format!("def __init__(self{parameters}) -> None: ..."));
             // The methods are generated into every variant; a field of the same name (the Api
             // variant's `message`) hides one on instances, as at run time.
@@ -442,7 +494,11 @@ impl Stub<'_> {
 
     fn methods(&mut self, level: usize, methods: &[Method]) -> Result<(), String> {
         for method in methods {
-            self.callable(level, &method.callable, &method.docstring, None)?;
+            // A blocking twin's "See `Client.NAME`" is that method's documentation, as the
+            // runtime gives it (sika/_runtime/blocking.py): parameters, returns and errors.
+            let docstring =
+                twin_doc(method.docstring.as_deref(), self.method_docs).or_else(|| method.docstring.clone());
+            self.callable(level, &method.callable, &docstring, None)?;
         }
         Ok(())
     }
@@ -473,7 +529,7 @@ impl Stub<'_> {
             ));
         }
         let returns = match &callable.return_type.ty {
-            Some(node) => self.type_name(&node.ty)?,
+            Some(node) => self.output_type_name(&node.ty)?,
             None => "None".to_owned(),
         };
         let asynchronous = if callable.async_data.is_some() { "async " } else { "" };
@@ -526,6 +582,62 @@ impl Stub<'_> {
             }
         }
     }
+}
+
+/// The documentation of every method of the objects, by `(object, method)` as the interface
+/// names them.
+fn method_docs(namespace: &Namespace) -> BTreeMap<(String, String), String> {
+    let mut docs = BTreeMap::new();
+    for definition in &namespace.type_definitions {
+        if let TypeDefinition::Interface(interface) = definition {
+            for method in &interface.methods {
+                if let Some(doc) = &method.docstring {
+                    docs.insert((interface.name.clone(), method.callable.name.clone()), doc.clone());
+                }
+            }
+        }
+    }
+    docs
+}
+
+/// The documentation a method's own only points to: "See `Client.verify_transaction`." (or
+/// with more after it, "See `Client.await_final_status`; cancel it ..."), when that method is
+/// documented and says more than a pointer itself.
+pub fn twin_doc(doc: Option<&str>, docs: &BTreeMap<(String, String), String>) -> Option<String> {
+    let named = doc?.trim().strip_prefix("See `")?;
+    let (path, _rest) = named.split_once('`')?;
+    let (object, method) = path.split_once('.')?;
+    let found = docs.get(&(object.to_owned(), method.to_owned()))?;
+    (!found.trim().starts_with("See `")).then(|| found.clone())
+}
+
+/// The enums with data that are not errors, by Python name, each with its variants' names.
+fn variant_unions(namespace: &Namespace) -> BTreeMap<String, Vec<String>> {
+    let mut unions = BTreeMap::new();
+    for definition in &namespace.type_definitions {
+        if let TypeDefinition::Enum(enumeration) = definition
+            && !enumeration.is_flat
+            && !enumeration.self_type.is_used_as_error
+            && !enumeration.variants.is_empty()
+        {
+            let variants = enumeration.variants.iter().map(|variant| python::variant_name(&variant.name)).collect();
+            unions.insert(python::type_name(&enumeration.name), variants);
+        }
+    }
+    unions
+}
+
+/// The name of the union of an enum's variants: `LedgerDecision_Variants` (variant classes are
+/// `LedgerDecision_FULFIL`, in capitals, so none can be named so).
+pub fn union_alias(name: &str) -> String {
+    format!("{name}_Variants")
+}
+
+/// How many of an error variant's last fields are optional (`Option<T>`): its constructor
+/// defaults them to None (meta.rs `ERROR_DEFAULTS`, the runtime's errors.py). UniFFI 0.32
+/// refuses `#[uniffi(default = ...)]` on an error's fields, so the rule is the type's.
+pub fn trailing_optional(fields: &[Field]) -> usize {
+    fields.iter().rev().take_while(|field| matches!(field.ty.ty, Type::Optional { .. })).count()
 }
 
 /// The module-level class that `Enum.VARIANT` names for checkers.
@@ -697,6 +809,25 @@ mod tests {
         assert_eq!(python::var_name("retryAfterSeconds"), "retry_after_seconds");
         assert_eq!(python::var_name("from"), "_from");
         assert_eq!(python::var_name("input"), "input");
+    }
+
+    #[test]
+    fn b176_a_blocking_twins_pointer_is_its_twins_documentation() {
+        let mut docs = std::collections::BTreeMap::new();
+        docs.insert(("Client".to_owned(), "verify".to_owned()), "Verifies.\n\nErrors: `Timeout`.".to_owned());
+        docs.insert(("Client".to_owned(), "other".to_owned()), "See `Ledger.other`.".to_owned());
+        assert_eq!(
+            super::twin_doc(Some("See `Client.verify`."), &docs).as_deref(),
+            Some("Verifies.\n\nErrors: `Timeout`.")
+        );
+        assert_eq!(
+            super::twin_doc(Some("See `Client.verify`; cancel it."), &docs).as_deref(),
+            Some("Verifies.\n\nErrors: `Timeout`.")
+        );
+        assert_eq!(super::twin_doc(Some("See `Client.missing`."), &docs), None);
+        assert_eq!(super::twin_doc(Some("See `Client.other`."), &docs), None, "a pointer to a pointer");
+        assert_eq!(super::twin_doc(Some("Verifies."), &docs), None);
+        assert_eq!(super::twin_doc(None, &docs), None);
     }
 
     #[test]

@@ -43,6 +43,17 @@ impl Client {
     }
 
     /// Lists the mobile money providers of a country (GH, KE, UG, TZ); none: the service's default, GH.
+    ///
+    /// Parameters:
+    /// - `country`: a two-letter country code, in any case (sent in upper case); none sends no
+    ///   country, and the service answers for Ghana.
+    ///
+    /// Returns: the providers, each with its `code` (the `provider` of a `ChargeRequest`).
+    ///
+    /// Errors: `InvalidInput` naming `country` (not two letters; nothing sent), `InvalidCountryCode`,
+    /// `NoProvidersFound` (Nigeria has none), `Unauthorized` (the key), `RateLimited`, `Timeout` (after
+    /// `timeout_ms`, retries included), `Network`, `Api` (any other answer of the service),
+    /// `UnexpectedResponse`, and `Configuration` once the client is shut down.
     #[uniffi::method(default(country = None))]
     pub async fn list_mobile_money_providers(&self, country: Option<String>) -> Result<Vec<MobileMoneyProvider>> {
         self.run("list_mobile_money_providers", None, |client| async move {
@@ -52,12 +63,36 @@ impl Client {
     }
 
     /// Lists the banks of a country (GH, NG, KE, UG, TZ); none: the service's default, NG. Cached.
+    ///
+    /// Parameters:
+    /// - `country`: a two-letter country code, in any case; none sends no country, and the
+    ///   service answers for Nigeria.
+    ///
+    /// Returns: the banks, from the cache while it is fresh (`bank_cache_ttl_seconds`); callers
+    /// of a list not cached share one request.
+    ///
+    /// Errors: `InvalidInput` naming `country` (nothing sent), `InvalidCountryCode`, `Unauthorized`
+    /// (the key), `RateLimited`, `Timeout` (after `timeout_ms`, retries included), `Network`, `Api`
+    /// (any other answer of the service), `UnexpectedResponse`, and `Configuration` once the client is
+    /// shut down.
     #[uniffi::method(default(country = None))]
     pub async fn list_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
         self.run("list_banks", None, |client| async move { client.list_banks(country.as_deref()).await }).await
     }
 
     /// Verifies a transaction by your reference. Only status `Successful` means paid.
+    ///
+    /// Parameters:
+    /// - `reference`: your reference of the transaction (`tx_ref`), sent as one path segment.
+    ///
+    /// Returns: the `Transaction` as the service reports it: its `status`, exact `amount` and
+    /// `currency`, times, customer and the raw JSON. An answer about another reference is
+    /// `UnexpectedResponse`, never that transaction.
+    ///
+    /// Errors: `InvalidInput` naming `reference` (empty, `.` or `..`, control characters, too long;
+    /// nothing sent), `TransactionNotFound`, `InvalidReference`, `Unauthorized` (the key),
+    /// `RateLimited`, `Timeout` (after `timeout_ms`, retries included), `Network`, `Api` (any other
+    /// answer of the service), `UnexpectedResponse`, and `Configuration` once the client is shut down.
     pub async fn verify_transaction(&self, reference: String) -> Result<Transaction> {
         let named = Some(reference.clone());
         self.run("verify_transaction", named, |client| async move { client.verify_transaction(&reference).await }).await
@@ -65,12 +100,38 @@ impl Client {
 
     /// Starts a mobile money charge. Sent once, never retried; when its outcome is unknown,
     /// throws `ChargeOutcomeUnknown` naming the reference to verify.
+    ///
+    /// Parameters:
+    /// - `request`: the charge (`amount`, `email`, `phone_number` in international form,
+    ///   `reference`, `currency`, `provider`, optional `callback_url`), checked before it is sent.
+    ///
+    /// Returns: the service's `ChargeResponse` (accepted: the customer gets a USSD prompt; verify
+    /// the reference, wait with `await_final_status` or for the webhook to learn the outcome).
+    ///
+    /// Errors: `InvalidInput` naming the field (nothing sent), `ChargeOutcomeUnknown` (sent, but its
+    /// outcome is unknown: verify `reference` before charging again), `Api` (refused: a duplicate
+    /// reference is HTTP 409), `Unauthorized` (the key), `RateLimited`, `Timeout` (after `timeout_ms`,
+    /// retries included), `Network`, `Api` (any other answer of the service), `UnexpectedResponse`, and
+    /// `Configuration` once the client is shut down.
     pub async fn initiate_charge(&self, request: ChargeRequest) -> Result<ChargeResponse> {
         let named = Some(request.reference.clone());
         self.run("initiate_charge", named, |client| async move { client.initiate_charge(&request).await }).await
     }
 
     /// Verifies `reference` and checks it against the order. Ship only on `Confirmed`.
+    ///
+    /// Parameters:
+    /// - `reference`: your reference of the order's transaction.
+    /// - `expected`: the order's `amount` and `currency`.
+    ///
+    /// Returns: a `PaymentCheck`: `Confirmed` only for status exactly `successful` with the same
+    /// reference, currency and amount (as decimals); else `NotYet` (pending), `NotPaid` (with the
+    /// action to take) or `Mismatch` (the field, expected and actual).
+    ///
+    /// Errors: `InvalidInput` naming `reference`, `amount` or `currency` (nothing sent),
+    /// `TransactionNotFound`, `InvalidReference`, `Unauthorized` (the key), `RateLimited`, `Timeout`
+    /// (after `timeout_ms`, retries included), `Network`, `Api` (any other answer of the service),
+    /// `UnexpectedResponse`, and `Configuration` once the client is shut down.
     pub async fn confirm_payment(&self, reference: String, expected: ExpectedPayment) -> Result<PaymentCheck> {
         let named = Some(reference.clone());
         self.run("confirm_payment", named, |client| async move { client.confirm_payment(&reference, &expected).await })
@@ -78,11 +139,39 @@ impl Client {
     }
 
     /// Decides what to do with a webhook notification for the order `expected` describes.
+    ///
+    /// Parameters:
+    /// - `body`: the request's body, as received (the notification is only a hint: its
+    ///   reference is verified with the service).
+    /// - `expected`: the order's `amount` and `currency` (look the order up by
+    ///   `parse_webhook_event`'s reference first).
+    ///
+    /// Returns: a `WebhookDecision` (`Fulfil`, `Investigate`, `Ignore`, `RetryLater`, `Reject`);
+    /// answer the webhook with its `http_status()`. Deliveries repeat: fulfil once per
+    /// reference. A body that is no notification is `Reject`, and a verification that failed is
+    /// `RetryLater` (503, so the service delivers again), not an error.
+    ///
+    /// Errors: `InvalidInput` naming `amount` or `currency` of `expected` (nothing sent).
     pub async fn handle_webhook(&self, body: Vec<u8>, expected: ExpectedPayment) -> Result<WebhookDecision> {
         self.run("handle_webhook", None, |client| async move { client.handle_webhook(&body, &expected).await }).await
     }
 
     /// Verifies while pending until the status is final; throws `Timeout` or `Cancelled`.
+    ///
+    /// Parameters:
+    /// - `reference`: your reference of the charge.
+    /// - `options`: the wait's schedule (`AwaitOptions`: first check after 3 s, then every 2 s
+    ///   doubling to 10 s, for at most 120 s, by default) and its `cancellation`.
+    ///
+    /// Returns: the `Transaction` once its status is final (successful, failed, abandoned,
+    /// reversed); check it with `confirm_payment` (or its status) before shipping.
+    ///
+    /// Errors: `Timeout` at the wait's deadline, `Cancelled` when its cancellation is cancelled,
+    /// `TransactionNotFound` once `not_found_grace_ms` passed since its first "not found",
+    /// `InvalidInput` naming `reference` or an option (nothing sent), `InvalidReference`,
+    /// `Unauthorized` (the key), `Api` and `UnexpectedResponse` (under HTTP 500), and
+    /// `Configuration` once the client is shut down. Outages (`Network`, `RateLimited`, 5xx, a
+    /// check's own timeout) are retried within the deadline.
     #[uniffi::method(default(options = None))]
     pub async fn await_final_status(&self, reference: String, options: Option<AwaitOptions>) -> Result<Transaction> {
         let options = options.try_into()?;
@@ -96,6 +185,16 @@ impl Client {
     }
 
     /// Fetches a country's bank list, bypassing the cache, and stores it.
+    ///
+    /// Parameters:
+    /// - `country`: a two-letter country code, in any case; none: Nigeria.
+    ///
+    /// Returns: the banks, as the service lists them now (then served from the cache).
+    ///
+    /// Errors: `InvalidInput` naming `country` (nothing sent), `InvalidCountryCode`, `Unauthorized`
+    /// (the key), `RateLimited`, `Timeout` (after `timeout_ms`, retries included), `Network`, `Api`
+    /// (any other answer of the service), `UnexpectedResponse`, and `Configuration` once the client is
+    /// shut down.
     #[uniffi::method(default(country = None))]
     pub async fn refresh_banks(&self, country: Option<String>) -> Result<Vec<Bank>> {
         self.run("refresh_banks", None, |client| async move { client.refresh_banks(country.as_deref()).await }).await
@@ -104,7 +203,15 @@ impl Client {
     /// A view of this client with its own per-call budget (`timeout_ms`, `max_retries`; unset
     /// keeps this client's), over the same connections and bank cache: for a request handler
     /// that must answer sooner than the client's timeout. `shutdown` of any view shuts all.
-    /// Throws `Configuration` for a timeout of 0 or over a day, `InvalidInput` for a negative value.
+    ///
+    /// Parameters:
+    /// - `timeout_ms`: the budget of each whole call of the view, in milliseconds.
+    /// - `max_retries`: the retries of a read after a connection error, 5xx or 429.
+    ///
+    /// Returns: the view, a client of the same kind. Nothing is sent.
+    ///
+    /// Errors: `Configuration` for a timeout of 0 or over a day, `InvalidInput` naming a negative
+    /// value.
     #[uniffi::method(default(timeout_ms = None, max_retries = None))]
     pub fn with_options(&self, timeout_ms: Option<i64>, max_retries: Option<i32>) -> Result<Arc<Self>> {
         Ok(Arc::new(Self(self.0.with_options(call_options(timeout_ms, max_retries)?)?)))

@@ -144,6 +144,14 @@ impl Ledger {
 
     /// Records an order's expected payment. The same values again: a no-op; other values for a
     /// known reference: `InvalidInput` naming it (never overwritten).
+    ///
+    /// Parameters:
+    /// - `reference`: your reference of the order's payment.
+    /// - `expected`: the order's `amount` and `currency`.
+    ///
+    /// Errors: `InvalidInput` naming `reference`, `amount` or `currency` (nothing recorded), `Storage`
+    /// when the database fails (down, locked past `busy_timeout_ms`, full): nothing recorded half-way,
+    /// no claim given.
     pub async fn expect(&self, reference: String, expected: ExpectedPayment) -> Result<()> {
         let ledger = Arc::clone(&self.0);
         runtime::run(async move { ledger.expect(&reference, &expected).await }).await
@@ -152,6 +160,17 @@ impl Ledger {
     /// Charges through the ledger: checks the request, records its amount and currency as the
     /// reference's expected payment (as `expect` does), then sends it (`initiate_charge`). A
     /// bad request, or a reference expected with other figures: `InvalidInput`, nothing sent.
+    ///
+    /// Parameters:
+    /// - `client`: the client that sends the charge.
+    /// - `request`: the charge, as for the client's `initiate_charge`.
+    ///
+    /// Returns: the service's `ChargeResponse`.
+    ///
+    /// Errors: `InvalidInput` naming the field (nothing sent), `Storage` when the database fails (down,
+    /// locked past `busy_timeout_ms`, full): nothing recorded half-way, no claim given (nothing sent then),
+    /// and the errors of the client's `initiate_charge` (`ChargeOutcomeUnknown` above all: verify, or
+    /// let the webhook or `reconcile` settle it).
     pub async fn initiate_charge(&self, client: Arc<Client>, request: ChargeRequest) -> Result<ChargeResponse> {
         let ledger = Arc::clone(&self.0);
         let client = client.core().clone();
@@ -160,6 +179,19 @@ impl Ledger {
 
     /// Decides a notification with the recorded expectation, and gives `Fulfil` (with its
     /// claim) to exactly one caller per lease; answer with `http_status()`.
+    ///
+    /// Parameters:
+    /// - `client`: the client that verifies the notification's reference.
+    /// - `body`: the request's body, as received.
+    ///
+    /// Returns: a `LedgerDecision`: `Fulfil` (ship, then `mark_fulfilled` its claim),
+    /// `AlreadyFulfilled`, `InProgress`, or `Decided` (the client's own decision, recorded; a
+    /// reference the ledger does not expect is `Reject`, with nothing sent). Answer the webhook
+    /// with its `http_status()`.
+    ///
+    /// Errors: `Storage` when the database fails (down, locked past `busy_timeout_ms`, full): nothing
+    /// recorded half-way, no claim given. A failed verification is a decision (`RetryLater`), not an
+    /// error.
     pub async fn handle_webhook(&self, client: Arc<Client>, body: Vec<u8>) -> Result<LedgerDecision> {
         let ledger = Arc::clone(&self.0);
         let client = client.core().clone();
@@ -168,6 +200,16 @@ impl Ledger {
 
     /// Verifies `reference` and decides as `handle_webhook` does (order page, or after
     /// `await_final_status`). A reference never expected is `InvalidInput`, nothing sent.
+    ///
+    /// Parameters:
+    /// - `client`: the client that verifies it.
+    /// - `reference`: your reference of an expected payment.
+    ///
+    /// Returns: a `LedgerDecision`, as `handle_webhook` gives.
+    ///
+    /// Errors: `InvalidInput` naming `reference` (never expected; nothing sent), `Storage` when the
+    /// database fails (down, locked past `busy_timeout_ms`, full): nothing recorded half-way, no claim
+    /// given; and the errors of the client's `confirm_payment` (`TransactionNotFound`, `Timeout`, ...).
     pub async fn settle(&self, client: Arc<Client>, reference: String) -> Result<LedgerDecision> {
         let ledger = Arc::clone(&self.0);
         let client = client.core().clone();
@@ -176,6 +218,13 @@ impl Ledger {
 
     /// Marks the claim's order fulfilled (a compare-and-set on the claim): `ClaimLost` when its
     /// lease expired and it was offered again; the same claim again is a no-op.
+    ///
+    /// Parameters:
+    /// - `claim`: the claim of a `Fulfil` decision, once the order is fulfilled.
+    ///
+    /// Errors: `ClaimLost` (another caller holds the reference's claim now), `Storage` when the
+    /// database fails (down, locked past `busy_timeout_ms`, full): nothing recorded half-way, no claim
+    /// given.
     pub async fn mark_fulfilled(&self, claim: Claim) -> Result<()> {
         let ledger = Arc::clone(&self.0);
         runtime::run(async move { ledger.mark_fulfilled(&claim).await }).await
@@ -205,6 +254,14 @@ impl Ledger {
     }
 
     /// The record of `reference` with its audit trail, oldest first; none when never expected.
+    ///
+    /// Parameters:
+    /// - `reference`: your reference of the payment.
+    ///
+    /// Returns: its `PaymentRecord` (expected figures, last status, claim, every event), or none.
+    ///
+    /// Errors: `Storage` when the database fails (down, locked past `busy_timeout_ms`, full): nothing
+    /// recorded half-way, no claim given.
     pub async fn payment(&self, reference: String) -> Result<Option<PaymentRecord>> {
         let ledger = Arc::clone(&self.0);
         runtime::run(async move { ledger.payment(&reference).await }).await
@@ -215,6 +272,17 @@ impl Ledger {
     /// most `concurrency` requests in flight; a 429 pauses the run for its `Retry-After`. For
     /// a scheduled job: fulfil each `Fulfil` of the report, then `mark_fulfilled`. A payment
     /// whose check failed is in `failures`, and stays open for the next run.
+    ///
+    /// Parameters:
+    /// - `client`: the client that verifies the payments.
+    /// - `options`: `older_than_ms` (1 minute), `limit` (100) and `concurrency` (4).
+    ///
+    /// Returns: a `ReconcileReport`: each payment checked with the ledger's decision, and the
+    /// `failures` (each reference with why its check failed).
+    ///
+    /// Errors: `InvalidInput` naming an option, `Storage` when the database fails (down, locked past
+    /// `busy_timeout_ms`, full): nothing recorded half-way, no claim given. A payment's failed check is
+    /// in the report, not an error.
     #[uniffi::method(default(options = None))]
     pub async fn reconcile(&self, client: Arc<Client>, options: Option<ReconcileOptions>) -> Result<ReconcileReport> {
         let options = options.unwrap_or_default().core()?;

@@ -18,11 +18,16 @@ bindings, declares every name for mypy and pyright and re-exports the generated 
 
 import typing as _typing
 
-# First: Sika's runtime rebinds the generated module before any of its names is exported.
-from . import _runtime  # noqa: F401
-from ._ffi import sika_ffi_types as _declared
-from ._ffi.sika_ffi_types import *  # noqa: F403  (the exported names; __all__ below lists them)
-from ._logging import enable_logging  # noqa: F401  (Python's own: a handler on the `sika` logger)
+# First of all: a free-threaded CPython is refused before the library is loaded (issue 47).
+from ._build import refuse_free_threaded as _refuse_free_threaded
+
+_refuse_free_threaded()
+
+# Then Sika's runtime rebinds the generated module before any of its names is exported.
+from . import _runtime  # noqa: F401, E402
+from ._ffi import sika_ffi_types as _declared  # noqa: E402
+from ._ffi.sika_ffi_types import *  # noqa: F403, E402  (the exported names; __all__ below lists them)
+from ._logging import enable_logging  # noqa: F401, E402  (Python's own: a handler on the `sika` logger)
 from . import _tracing  # noqa: F401, E402  (OpenTelemetry, when installed: ADR 0058, 0059)
 
 # Every exported name but the generated `...Protocol` twins of the objects (an implementation

@@ -3,7 +3,7 @@
 //! enum joins them without an edit (ADR 0033). Pure data: names of the generated module.
 
 use uniffi_bindgen::pipeline::general::{
-    Callable, FfiDefinition, FfiFunctionKind, Method, Namespace, Type, TypeDefinition, UniffiTraitMethods,
+    Callable, Enum, FfiDefinition, FfiFunctionKind, Method, Namespace, Type, TypeDefinition, UniffiTraitMethods,
 };
 
 use super::{added, match_args, string, tuple};
@@ -13,8 +13,10 @@ pub const FILE_NAME: &str = "sika_ffi_meta.py";
 
 pub fn module(namespace: &Namespace) -> Result<String, String> {
     let mut errors = Vec::new();
+    let mut error_defaults = Vec::new();
     let mut objects = Vec::new();
     let mut records = Vec::new();
+    let mut object_fields = Vec::new();
     let mut field_docs = Vec::new();
     let mut data_enums = Vec::new();
     let mut text_enums = Vec::new();
@@ -27,6 +29,22 @@ pub fn module(namespace: &Namespace) -> Result<String, String> {
                 let class = python::type_name(&record.name);
                 let to_json = record.methods.iter().any(|method| method.callable.name == "to_json");
                 records.push(format!("    ({}, {}),\n", string(&class)?, if to_json { "True" } else { "False" }));
+                let objects: Vec<String> = record
+                    .fields
+                    .iter()
+                    .filter_map(|field| Some((field, object_of(&field.ty.ty)?)))
+                    .map(|(field, (object, optional))| {
+                        Ok(format!(
+                            "({}, {}, {})",
+                            string(&python::var_name(&field.name))?,
+                            string(&python::type_name(object))?,
+                            if optional { "True" } else { "False" }
+                        ))
+                    })
+                    .collect::<Result<_, String>>()?;
+                if !objects.is_empty() {
+                    object_fields.push(format!("    {}: ({},),\n", string(&class)?, objects.join(", ")));
+                }
                 let documented: Vec<String> = record
                     .fields
                     .iter()
@@ -39,6 +57,7 @@ pub fn module(namespace: &Namespace) -> Result<String, String> {
             }
             TypeDefinition::Enum(enumeration) if enumeration.self_type.is_used_as_error => {
                 errors.push(python::type_name(&enumeration.name));
+                error_defaults.extend(defaulted_error_fields(enumeration)?);
             }
             TypeDefinition::Enum(enumeration) => {
                 let class = python::type_name(&enumeration.name);
@@ -97,9 +116,19 @@ FUNCTIONS_KEEPING_THE_GIL = (
 ERRORS = {errors}
 OBJECTS = {objects}
 
+# The last fields of error variants that are optional (`request_id`, ...): the constructor
+# defaults them to None, `(error, variant): (field, ...)` (errors.py).
+ERROR_DEFAULTS = {{
+{error_defaults}}}
+
 # The records with fields, and whether each has the core's `to_json()` (records.py).
 RECORDS = (
 {records})
+
+# The fields of records that hold an object (a `SecretUrl`, a `SecretKey`, a `Cancellation`):
+# `(field, object class, whether None is allowed)` (records.py refuses anything else at once).
+OBJECT_FIELDS = {{
+{object_fields}}}
 
 # The documented fields of each documented record, `(name, doc)` in declaration order.
 FIELD_DOCS = {{
@@ -124,14 +153,53 @@ ENUM_WRITES = (
 "#,
         gil = gil.concat(),
         errors = tuple(&errors)?,
+        error_defaults = error_defaults.concat(),
         objects = tuple(&objects)?,
         records = records.concat(),
+        object_fields = object_fields.concat(),
         field_docs = field_docs.concat(),
         data_enums = data_enums.concat(),
         text_enums = text_enums.concat(),
         match_args = match_args.concat(),
         enum_writes = enum_writes.concat(),
     ))
+}
+
+/// The object a field holds (its class's name), and whether it is optional: `Arc<T>` or
+/// `Option<Arc<T>>` of an exported object `T`.
+fn object_of(ty: &Type) -> Option<(&str, bool)> {
+    match ty {
+        Type::Interface { name, .. } => Some((name, false)),
+        Type::Optional { inner_type } => match inner_type.as_ref() {
+            Type::Interface { name, .. } => Some((name, true)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The `ERROR_DEFAULTS` lines of an error: each variant's last fields that are optional
+/// (`Option<T>`: `request_id`, `retry_after_seconds`), which the constructor then defaults to
+/// None. UniFFI 0.32 refuses `#[uniffi(default = ...)]` on an error's fields ("attribute
+/// arguments are not currently recognized in this position"), so the rule is the type's:
+/// optional and at the end (Python's defaults are trailing).
+fn defaulted_error_fields(error: &Enum) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
+    for variant in &error.variants {
+        let variant_name = python::type_name(&variant.name);
+        let first = variant.fields.len() - crate::python_stub::trailing_optional(&variant.fields);
+        let defaulted: Vec<String> =
+            variant.fields[first..].iter().map(|field| python::var_name(&field.name)).collect();
+        if !defaulted.is_empty() {
+            lines.push(format!(
+                "    ({}, {}): {},\n",
+                string(&python::type_name(&error.name))?,
+                string(&variant_name)?,
+                tuple(&defaulted)?
+            ));
+        }
+    }
+    Ok(lines)
 }
 
 /// The functions that never wait, so they keep the GIL (ADR 0032, 0033), by this rule:

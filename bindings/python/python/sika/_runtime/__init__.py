@@ -34,6 +34,7 @@ from . import (
     objects,
     readers,
     records,
+    texts,
 )
 
 _ffi = importlib.import_module("sika._ffi.sika_ffi")
@@ -44,7 +45,8 @@ calls.install(_ffi)
 byte_strings.install(_ffi)
 gil.install(_ffi, _meta.FUNCTIONS_KEEPING_THE_GIL)
 asyncio_wakes.install(_ffi)
-errors.install(_ffi, _meta.ERRORS)
+errors.install(_ffi, _meta.ERRORS, _meta.ERROR_DEFAULTS)
+texts.install(_ffi)
 objects.install(_ffi, _meta.OBJECTS)
 lifecycle.install(_ffi, _meta.OBJECTS)
 blocking.install(_ffi)

@@ -16,6 +16,12 @@ which is how Celery's default JSON result serializer, and others, bring an error
 `request_id` is a field of the variants that follow a request (ADR 0053); the base class
 gets `request_id = None`, so `error.request_id` reads on every variant (`None` on those no
 request preceded: `InvalidInput`, `Configuration`, `Cancelled`, `Storage`, `ClaimLost`).
+
+The optional fields a variant ends with (`request_id`, `retry_after_seconds`) default to None:
+the generated constructor required them, so a test double of one line (`raise
+SikaError.ChargeOutcomeUnknown(reference="R", reason="x")`) was a `TypeError`. The generated
+`__init__` gets those defaults, from the list the generator derives from the metadata
+(`ERROR_DEFAULTS`, issue 47; UniFFI 0.32 takes no `#[uniffi(default)]` on an error's fields).
 """
 
 from __future__ import annotations
@@ -54,10 +60,15 @@ def _fields_text(self: Exception) -> str:
     return ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
 
 
-def _args_are_fields(cls: type) -> None:
-    """The variant's `__init__`, then its `args` set to its fields in the constructor's order."""
+def _args_are_fields(cls: type, defaulted: typing.Sequence[str]) -> None:
+    """The variant's `__init__`, its `defaulted` (last) fields defaulting to None, then its
+    `args` set to its fields in the constructor's order."""
     generated = _shape.own(cls, "__init__")
     names = _field_names(cls)
+    if defaulted:
+        if not inspect.isfunction(generated) or generated.__defaults__ or names[-len(defaulted) :] != tuple(defaulted):
+            raise _shape.mismatch(f"`{cls.__qualname__}` does not end with the fields {tuple(defaulted)}")
+        generated.__defaults__ = (None,) * len(defaulted)
 
     def __init__(self: BaseException, *args: typing.Any, **kwargs: typing.Any) -> None:
         generated(self, *args, **kwargs)
@@ -75,7 +86,14 @@ def _reduce(self: Exception) -> typing.Any:
     return (type(self), tuple(getattr(self, name) for name in names), self.__dict__ or None)
 
 
-def install(ffi: types.ModuleType, error_classes: typing.Iterable[str]) -> None:
+def install(
+    ffi: types.ModuleType,
+    error_classes: typing.Sequence[str],
+    defaults: typing.Mapping[tuple[str, str], typing.Sequence[str]],
+) -> None:
+    for error, variant in defaults:
+        if error not in error_classes or not isinstance(getattr(_shape.class_(ffi, error), variant, None), type):
+            raise _shape.mismatch(f"no error variant `{error}.{variant}`")
     for name in error_classes:
         base = _shape.class_(ffi, name)
         if not issubclass(base, Exception) or "__str__" in base.__dict__ or "__reduce__" in base.__dict__:
@@ -85,4 +103,4 @@ def install(ffi: types.ModuleType, error_classes: typing.Iterable[str]) -> None:
         base.request_id = None  # type: ignore[attr-defined]
         for variant in vars(base).values():
             if isinstance(variant, type) and issubclass(variant, base) and variant is not base:
-                _args_are_fields(variant)
+                _args_are_fields(variant, defaults.get((name, variant.__name__), ()))

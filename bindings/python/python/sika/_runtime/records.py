@@ -13,6 +13,11 @@ metadata (`sika_ffi_meta`):
   (ADR 0047); its docstring gets an `Attributes:` section;
 - the variants of the other enums with data (`PaymentCheck`) get their fields the same way, and
   positional `match` patterns (`__match_args__`);
+- a record that holds an object (`ClientConfig`'s `SecretKey` and `SecretUrl`, `AwaitOptions`'
+  `Cancellation`) takes that object only: anything else (a `str` key or proxy URL, which its
+  `repr()` would have printed whole, password and all) is `SikaError.InvalidInput` naming the
+  field, when the record is made or the field set, its value never repeated (issue 47). Its
+  `repr()` and `str()` show no URL's credentials (`https://user:password@...`) either;
 - an enum with a `<name>_from_text` parser in the core becomes text: its values are `str`
   instances holding the core's `Display` of them, still their variant classes, hashed as and
   compared with their text, written as text by `json`, FastAPI and pydantic, read from text by
@@ -24,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import re
 import sys
 import types
 import typing
@@ -214,6 +220,46 @@ def _as_text(
             setattr(module, name, enum)
 
 
+# The credentials of a URL in a text (`scheme://user:password@`): what is before the host.
+_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s'\"]*@")
+
+
+def _without_credentials(text: str) -> str:
+    return _CREDENTIALS.sub(r"\1[REDACTED]@", text)
+
+
+def _holds_objects(
+    cls: type, fields: typing.Sequence[tuple[str, str, bool]], ffi: types.ModuleType, invalid_input: typing.Any
+) -> None:
+    """Each field of `fields` takes its object only (None too when optional), whenever it is
+    set; the record's `repr()` and `str()` hide URL credentials."""
+    kinds = {name: (_shape.class_(ffi, object_name), object_name, optional) for name, object_name, optional in fields}
+    parameters = inspect.signature(cls).parameters
+    if not all(name in parameters for name in kinds) or "__setattr__" in cls.__dict__:
+        raise _shape.mismatch(f"`{cls.__qualname__}` does not take the fields {tuple(kinds)}")
+
+    def __setattr__(self: object, name: str, value: object) -> None:
+        kind = kinds.get(name)
+        if kind is not None:
+            expected, object_name, optional = kind
+            if not isinstance(value, expected) and not (optional and value is None):
+                reason = f"must be a sika.{object_name}, not {type(value).__name__}"
+                if isinstance(value, str):
+                    reason += f" (wrap the text: sika.{object_name}(text), which never prints it)"
+                raise invalid_input(field=name, reason=reason)
+        object.__setattr__(self, name, value)
+
+    cls.__setattr__ = __setattr__  # type: ignore[assignment]
+    for method in ("__repr__", "__str__"):
+        printed = getattr(cls, method)
+
+        def hidden(self: object, _printed: typing.Any = printed) -> str:
+            return _without_credentials(_printed(self))
+
+        hidden.__name__ = method
+        setattr(cls, method, hidden)
+
+
 def install(ffi: types.ModuleType, meta: types.ModuleType) -> None:
     generated_file = _shape.attribute(ffi, "__file__")
     for name, has_to_json in meta.RECORDS:
@@ -223,6 +269,9 @@ def install(ffi: types.ModuleType, meta: types.ModuleType) -> None:
         if has_to_json:
             cls.to_dict = _to_dict  # type: ignore[attr-defined]
             cls.__get_pydantic_core_schema__ = classmethod(_pydantic_schema)  # type: ignore[attr-defined]
+    invalid_input = _shape.attribute(_shape.class_(ffi, "SikaError"), "InvalidInput")
+    for name, object_fields in meta.OBJECT_FIELDS.items():
+        _holds_objects(_shape.class_(ffi, name), object_fields, ffi, invalid_input)
     for name, fields in meta.FIELD_DOCS.items():
         _document_fields(_shape.class_(ffi, name), fields)
     for name, variants in meta.DATA_ENUMS.items():

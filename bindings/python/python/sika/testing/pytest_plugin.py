@@ -6,6 +6,11 @@ Fixtures:
   session (so one per pytest-xdist worker), started on first use; its state is reset before
   every test by an autouse fixture that starts nothing.
 - ``sika_client`` / ``sika_blocking_client``: an async and a blocking client for it.
+- ``sika_webhook_receiver``: a :class:`sika.testing.WebhookReceiver`, the merchant's webhook
+  endpoint for one test (a server on a free loopback port that records each delivery and
+  answers it with the status its ``handler`` returns); give its ``url`` to the sandbox.
+- ``sika_ledger``: a ``sika.BlockingLedger`` on a SQLite file of the test's own temporary
+  directory (``sika_ledger.async_ledger()`` is the same ledger with async methods).
 
 The ini option ``sika_sandbox_confirm_after_ms`` sets how long the simulated customer takes to
 answer a charge (default 200 ms).
@@ -13,14 +18,15 @@ answer a charge (default 200 ms).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 import pytest
 
-from sika.testing import DEFAULT_CONFIRM_AFTER_MS, SandboxHandle, start_sandbox
+from sika.testing import DEFAULT_CONFIRM_AFTER_MS, SandboxHandle, WebhookReceiver, start_sandbox
 
 if TYPE_CHECKING:
-    from sika import BlockingClient, Client
+    from sika import BlockingClient, BlockingLedger, Client
 
 _STARTED = pytest.StashKey[SandboxHandle]()
 
@@ -62,3 +68,20 @@ def sika_client(sika_sandbox: SandboxHandle) -> Client:
 def sika_blocking_client(sika_sandbox: SandboxHandle) -> BlockingClient:
     """A ``sika.BlockingClient`` for the sandbox."""
     return sika_sandbox.blocking_client()
+
+
+@pytest.fixture
+def sika_webhook_receiver() -> Iterator[WebhookReceiver]:
+    """The merchant's webhook endpoint for this test, on a free loopback port: set its
+    ``handler`` (the request's body in, the HTTP status out: your app's webhook handler) and
+    give its ``url`` to the sandbox. A handler that raised fails the test at teardown."""
+    with WebhookReceiver() as receiver:
+        yield receiver
+
+
+@pytest.fixture
+def sika_ledger(tmp_path: Path) -> BlockingLedger:
+    """A ``sika.BlockingLedger`` on a SQLite file in the test's temporary directory, empty."""
+    from sika import BlockingLedger
+
+    return BlockingLedger.sqlite(str(tmp_path / "sika-ledger.sqlite"))
