@@ -53,9 +53,12 @@ pub fn serialized_types(namespace: &Namespace) -> Result<SerializedTypes, String
         namespace.functions.iter().map(|function| function.callable.orig_name.as_str()).collect();
     let reader = |name: &str, suffix: &str| {
         let function = format!("{}_{suffix}", name.to_snake_case());
-        functions.contains(&function.as_str()).then(|| Serialized { name: name.to_owned(), reader: function.to_lower_camel_case() })
+        functions
+            .contains(&function.as_str())
+            .then(|| Serialized { name: name.to_owned(), reader: function.to_lower_camel_case() })
     };
-    let writes_json = |methods: &[Method]| methods.iter().any(|method| method.callable.orig_name == "to_json");
+    // `to_json_methods!` exports the Rust `foreign_to_json` under the name `to_json`.
+    let writes_json = |methods: &[Method]| methods.iter().any(|method| method.callable.name == "to_json");
     let mut types = SerializedTypes::default();
     for definition in &namespace.type_definitions {
         let (name, methods, is_enum) = match definition {

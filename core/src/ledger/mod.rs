@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::{Result, SikaError};
-use crate::models::json::{from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
+use crate::models::json::{self, from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
 use crate::models::{ChargeRequest, ChargeResponse, Transaction};
 use crate::process::PerProcess;
 use crate::safety::confirm::{self, ExpectedPayment};
@@ -123,7 +123,7 @@ from_json_functions!(claim_from_json => Claim);
 /// in its own shape: `{"outcome":"DECIDED","decision":{"outcome":"REJECT","reason":"..."}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
-#[serde(tag = "outcome", rename_all = "SCREAMING_SNAKE_CASE")]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum LedgerDecision {
     /// Verified paid, in full, and this caller holds the claim: fulfil the order, then
     /// [`Ledger::mark_fulfilled`].
@@ -155,12 +155,13 @@ pub enum LedgerDecision {
     /// A reference the ledger does not expect is `Reject` (nothing is sent to the service then).
     Decided {
         /// The decision, as [`Client::handle_webhook`] makes it.
+        #[serde(serialize_with = "json::nested_decision", deserialize_with = "json::nested_decision_from_text")]
         decision: WebhookDecision,
     },
 }
 
-to_json_methods!(LedgerDecision);
-from_json_functions!(ledger_decision_from_json => LedgerDecision);
+to_json_methods!(decisions: LedgerDecision);
+from_json_functions!(decisions: ledger_decision_from_json => LedgerDecision);
 
 /// The kind of a [`LedgerDecision`], without its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -883,8 +884,11 @@ mod tests {
     fn b261_decisions_write_their_kind_and_read_back() {
         let transaction = crate::decode::transaction_response(
             200,
-            &std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/json_shapes/transaction_response.json"))
-                .expect("fixture"),
+            &std::fs::read(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/fixtures/json_shapes/transaction_response.json"
+            ))
+            .expect("fixture"),
         )
         .expect("decodes");
         let claim = Claim {
@@ -910,8 +914,14 @@ mod tests {
         assert_eq!(webhook[3].to_json(), r#"{"outcome":"RETRY_LATER","reason":"pending"}"#);
         let ledger = [
             LedgerDecision::Fulfil { claim: claim.clone(), transaction },
-            LedgerDecision::AlreadyFulfilled { reference: "ORDER-1".to_owned(), fulfilled_at: time("2024-05-01T12:00:00Z") },
-            LedgerDecision::InProgress { reference: "ORDER-1".to_owned(), lease_expires_at: time("2024-05-01T12:05:00.000001Z") },
+            LedgerDecision::AlreadyFulfilled {
+                reference: "ORDER-1".to_owned(),
+                fulfilled_at: time("2024-05-01T12:00:00Z"),
+            },
+            LedgerDecision::InProgress {
+                reference: "ORDER-1".to_owned(),
+                lease_expires_at: time("2024-05-01T12:05:00.000001Z"),
+            },
             LedgerDecision::Decided { decision: webhook[4].clone() },
         ];
         for decision in &ledger {
@@ -929,7 +939,10 @@ mod tests {
             ledger[2].to_json(),
             r#"{"outcome":"IN_PROGRESS","reference":"ORDER-1","lease_expires_at":"2024-05-01T12:05:00.000001Z"}"#
         );
-        assert_eq!(ledger[3].to_json(), r#"{"outcome":"DECIDED","decision":{"outcome":"REJECT","reason":"no reference"}}"#);
+        assert_eq!(
+            ledger[3].to_json(),
+            r#"{"outcome":"DECIDED","decision":{"outcome":"REJECT","reason":"no reference"}}"#
+        );
     }
 
     #[test]

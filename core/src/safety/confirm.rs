@@ -29,7 +29,7 @@ from_json_functions!(expected_payment_from_json => ExpectedPayment);
 /// `{"outcome":"NOT_PAID","transaction":{...},"action":"INVESTIGATE"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
-#[serde(tag = "outcome", rename_all = "SCREAMING_SNAKE_CASE")]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum PaymentCheck {
     /// Paid: status exactly `successful`, and reference, currency and amount all match. Ship.
     Confirmed {
@@ -61,8 +61,8 @@ pub enum PaymentCheck {
     },
 }
 
-to_json_methods!(PaymentCheck);
-from_json_functions!(payment_check_from_json => PaymentCheck);
+to_json_methods!(decisions: PaymentCheck);
+from_json_functions!(decisions: payment_check_from_json => PaymentCheck);
 
 impl PaymentCheck {
     /// Whether the order may be fulfilled: true only for `Confirmed`.
@@ -216,7 +216,10 @@ mod tests {
         for check in checks {
             let json: serde_json::Value = serde_json::from_str(&check.to_json()).expect("JSON");
             outcomes.push(json["outcome"].as_str().expect("outcome").to_owned());
-            assert_eq!(json["transaction"], serde_json::from_str::<serde_json::Value>(&transaction.to_json()).expect("JSON"));
+            assert_eq!(
+                json["transaction"],
+                serde_json::from_str::<serde_json::Value>(&transaction.to_json()).expect("JSON")
+            );
             assert_eq!(payment_check_from_json(check.to_json()).expect("reads back"), check);
         }
         assert_eq!(outcomes, ["CONFIRMED", "NOT_YET", "NOT_PAID", "MISMATCH"]);

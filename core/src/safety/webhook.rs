@@ -60,7 +60,7 @@ impl fmt::Debug for WebhookEvent {
 /// capitals under `outcome`, then its fields (ADR 0080): `{"outcome":"RETRY_LATER","reason":"..."}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
-#[serde(tag = "outcome", rename_all = "SCREAMING_SNAKE_CASE")]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum WebhookDecision {
     /// Verified paid, in full, for this order: fulfil it (idempotently: deliveries repeat).
     Fulfil {
@@ -94,8 +94,8 @@ pub enum WebhookDecision {
     },
 }
 
-to_json_methods!(WebhookDecision);
-from_json_functions!(webhook_decision_from_json => WebhookDecision);
+to_json_methods!(decisions: WebhookDecision);
+from_json_functions!(decisions: webhook_decision_from_json => WebhookDecision);
 
 /// The kind of a [`WebhookDecision`], without its data: it decides how to answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

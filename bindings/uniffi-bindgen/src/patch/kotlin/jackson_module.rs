@@ -51,8 +51,9 @@ package dev.sika.serialization
  * so `ObjectMapper().findAndRegisterModules()` (and `jacksonObjectMapper().findAndRegisterModules()`,
  * Ktor's `jackson { findAndRegisterModules() }`) registers it; `registerModule(SikaJacksonModule())`
  * does the same by name, and a Spring Boot application declares it as a bean (Spring Boot
- * registers every `Module` bean, not those of `ServiceLoader`). A mapper without it refuses
- * Sika's statuses (`FAIL_ON_EMPTY_BEANS`) rather than writing them.
+ * registers every `Module` bean, not those of `ServiceLoader`). A mapper without it has no
+ * serializer of Sika's types: it refuses a record (its times need jsr310) and writes a status on
+ * its own as a bean of its own making.
  */
 public class SikaJacksonModule : com.fasterxml.jackson.databind.Module() {
     private val types: List<JacksonType<*>> = listOf(
@@ -60,7 +61,7 @@ public class SikaJacksonModule : com.fasterxml.jackson.databind.Module() {
 
 const TAIL: &str = "    )
 
-    /** `Sika`: Jackson registers a module of one name once, however often it is found. */
+    /** Registered once per mapper however often it is found: Jackson keeps one module per type id (its class). */
     override fun getModuleName(): String = \"Sika\"
 
     override fun version(): com.fasterxml.jackson.core.Version = com.fasterxml.jackson.core.Version.unknownVersion()
@@ -80,7 +81,9 @@ mod tests {
         let file = generate(&crate::serialized::sample());
         assert!(file.contains("package dev.sika.serialization\n"));
         assert!(file.contains("public class SikaJacksonModule : com.fasterxml.jackson.databind.Module() {\n"));
-        assert!(file.contains("        coreJson(dev.sika.Bank::class.java, dev.sika.Bank::toJson) { dev.sika.bankFromJson(it) },\n"));
+        assert!(file.contains(
+            "        coreJson(dev.sika.Bank::class.java, dev.sika.Bank::toJson) { dev.sika.bankFromJson(it) },\n"
+        ));
         assert!(file.contains(
             "        coreJson(dev.sika.PaymentCheck::class.java, dev.sika.PaymentCheck::toJson) { dev.sika.paymentCheckFromJson(it) },\n"
         ));

@@ -36,7 +36,10 @@ pub fn generate(types: &SerializedTypes) -> String {
         ));
     }
     for serialized in types.json().chain(&types.text_enums) {
-        contextual.push_str(&format!("        contextual(dev.sika.{name}::class, {name}Serializer)\n", name = serialized.name));
+        contextual.push_str(&format!(
+            "        contextual(dev.sika.{name}::class, {name}Serializer)\n",
+            name = serialized.name
+        ));
     }
     format!("{HEAD}{objects}{MODULE_DOC}{contextual}    }}\n}}\n")
 }
@@ -86,7 +89,10 @@ mod tests {
              { dev.sika.bankAccountTypeFromText(it) })\n"
         ));
         for name in ["Bank", "PaymentCheck", "BankAccountType"] {
-            assert!(file.contains(&format!("        contextual(dev.sika.{name}::class, {name}Serializer)\n")), "{name}");
+            assert!(
+                file.contains(&format!("        contextual(dev.sika.{name}::class, {name}Serializer)\n")),
+                "{name}"
+            );
         }
     }
 }
