@@ -47,9 +47,14 @@ public final class SikaSandboxExtension implements BeforeEachCallback, Parameter
 
     private static SikaSandbox sandbox(ExtensionContext context) {
         // The root store: one sandbox per run; JUnit closes it (AutoCloseable) when the run ends.
-        // Otherwise the store of the test (or class) that asked: closed when it ends.
-        ExtensionContext owner = shared(context) ? context.getRoot() : context;
-        return owner.getStore(NAMESPACE).getOrComputeIfAbsent(SikaSandbox.class, key -> SikaSandbox.start(), SikaSandbox.class);
+        if (shared(context)) {
+            return context.getRoot().getStore(NAMESPACE)
+                    .getOrComputeIfAbsent(SikaSandbox.class, key -> SikaSandbox.start(), SikaSandbox.class);
+        }
+        // Otherwise the store of the test (or class) that asked, closed when it ends. Keyed by its
+        // own id: a store also answers with its parents' values, which are not this test's.
+        return context.getStore(NAMESPACE)
+                .getOrComputeIfAbsent(context.getUniqueId(), key -> SikaSandbox.start(), SikaSandbox.class);
     }
 
     /**

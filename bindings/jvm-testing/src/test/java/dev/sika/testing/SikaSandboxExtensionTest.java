@@ -48,7 +48,7 @@ class SikaSandboxExtensionTest {
     }
 
     private static String describe(Event event) {
-        return event.getTestDescriptor().getDisplayName() + " of " + event.getTestDescriptor().getParentId().orElse(null) + ": "
+        return event.getTestDescriptor().getUniqueId() + ": "
                 + event.getPayload(org.junit.platform.engine.TestExecutionResult.class)
                         .flatMap(org.junit.platform.engine.TestExecutionResult::getThrowable).map(String::valueOf).orElse("?");
     }
