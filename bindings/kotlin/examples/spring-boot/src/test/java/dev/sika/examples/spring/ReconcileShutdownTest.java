@@ -48,13 +48,19 @@ class ReconcileShutdownTest {
             sandbox.fault("/transaction/verify", "delay", OPEN,
                     new JsonObject(Map.of("delay_ms", JsonElementKt.JsonPrimitive(SLOW_VERIFY_MS))));
             File log = dir.resolve("shop.log").toFile();
+            // The shop's log on its standard output, as Spring Boot's default does (the test
+            // classpath also holds the SDK's test logback-test.xml, which Spring would pick).
+            Path logging = dir.resolve("logback.xml");
+            Files.writeString(logging, "<configuration><appender name=\"out\" class=\"ch.qos.logback.core.ConsoleAppender\">"
+                    + "<encoder><pattern>%level %logger - %msg%n</pattern></encoder></appender>"
+                    + "<root level=\"INFO\"><appender-ref ref=\"out\"/></root></configuration>");
             String java = ProcessHandle.current().info().command().orElseThrow();
             String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             Process shop = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp", classpath,
                     ShopApplication.class.getName(), "--server.port=0", "--server.address=127.0.0.1",
                     "--sika.base-url=" + sandbox.getUrl(), "--sika.secret-key=" + SandboxKt.KEY,
                     "--shop.ledger-file=" + ledgerFile, "--shop.reconcile.first=PT0.2S", "--shop.reconcile.every=PT1H",
-                    "--shop.reconcile.older-than=PT0S", "--spring.main.banner-mode=off")
+                    "--shop.reconcile.older-than=PT0S", "--spring.main.banner-mode=off", "--logging.config=" + logging.toUri())
                     .redirectErrorStream(true).redirectOutput(log).start();
             try {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
