@@ -88,7 +88,7 @@ pub use safety::webhook::{
     CHARGE_SUCCESS, MAX_WEBHOOK_BYTES, MAX_WEBHOOK_DEPTH, WebhookDecision, WebhookDecisionKind, WebhookEvent,
     parse_webhook_event, webhook_decision_from_json, webhook_event_from_json,
 };
-pub use scrub::{MAX_LOG_MESSAGE_CHARS, MAX_TEXT_CHARS};
+pub use scrub::{MAX_LOG_MESSAGE_CHARS, MAX_TEXT_CHARS, escape_controls};
 pub use secret::{SecretKey, SecretUrl};
 pub use status::{MerchantAction, PaymentType, TransactionStatus};
 pub use timestamp::{Timestamp, parse_timestamp};

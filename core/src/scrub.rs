@@ -84,8 +84,10 @@ pub(crate) fn bound_to(text: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// Escapes control characters (C0, DEL, C1) and the Unicode line and paragraph separators,
-/// so that a text always prints as one line and cannot forge a log record.
-pub(crate) fn escape_controls(text: &str) -> String {
+/// so that a text always prints as one line and cannot forge a log record, nor send a
+/// terminal an escape sequence (ESC, CSI): `\n`, `\r`, `\t`, else `\u{001b}`. Every error
+/// text is escaped so; the `sika` command prints every outside text through it too.
+pub fn escape_controls(text: &str) -> String {
     if !text.chars().any(needs_escape) {
         return text.to_owned();
     }

@@ -3,11 +3,14 @@
 
 use sika_core::SikaError;
 
-/// Done; for `confirm`: Confirmed, ship the order; for `await`: successful.
+/// Done; for `confirm` (and `await --amount --currency`): Confirmed, ship the order; for
+/// `await` without an expected payment: final and successful, which is not "paid" (the
+/// amount and currency were not checked).
 pub const OK: u8 = 0;
 /// Not paid: failed, abandoned, reversed or a status the SDK does not know. Do not ship.
 pub const NOT_PAID: u8 = 1;
-// 2 is clap's: a usage error (unknown flag, missing argument).
+/// A usage error (unknown flag, missing argument, a value out of range): clap's code.
+pub const USAGE: u8 = 2;
 /// Not yet: still pending (for `await`: at the deadline).
 pub const NOT_YET: u8 = 3;
 /// The service reports a transaction that does not match the order: investigate.
@@ -19,6 +22,8 @@ pub const SANDBOX: u8 = 24;
 pub const OUTPUT_CLOSED: u8 = 141;
 /// Interrupted (Ctrl-C), as shells report a SIGINT.
 pub const INTERRUPTED: u8 = 130;
+/// Stopped by SIGTERM, as shells report it (`await` cancels its wait and exits with it).
+pub const TERMINATED: u8 = 143;
 
 /// The code of each error kind of the SDK: 10 to 23.
 pub fn for_error(error: &SikaError) -> u8 {
@@ -43,26 +48,73 @@ pub fn for_error(error: &SikaError) -> u8 {
     }
 }
 
+/// The name of each error kind of the SDK, as `--json` errors give it (`"kind"`).
+pub fn kind_of(error: &SikaError) -> &'static str {
+    match error {
+        SikaError::Unauthorized { .. } => "Unauthorized",
+        SikaError::InvalidCountryCode { .. } => "InvalidCountryCode",
+        SikaError::NoProvidersFound { .. } => "NoProvidersFound",
+        SikaError::TransactionNotFound { .. } => "TransactionNotFound",
+        SikaError::InvalidReference { .. } => "InvalidReference",
+        SikaError::InvalidInput { .. } => "InvalidInput",
+        SikaError::Api { .. } => "Api",
+        SikaError::RateLimited { .. } => "RateLimited",
+        SikaError::Timeout { .. } => "Timeout",
+        SikaError::Network { .. } => "Network",
+        SikaError::UnexpectedResponse { .. } => "UnexpectedResponse",
+        SikaError::ChargeOutcomeUnknown { .. } => "ChargeOutcomeUnknown",
+        SikaError::Cancelled => "Cancelled",
+        SikaError::Configuration { .. } => "Configuration",
+        SikaError::Storage { .. } => "Storage",
+        SikaError::ClaimLost { .. } => "ClaimLost",
+    }
+}
+
 /// Why the command stopped, and its exit code. The message never holds the key.
 #[derive(Debug)]
 pub struct Failure {
     pub code: u8,
+    /// The SDK's error kind, or `Usage` (2) and `Sandbox` (24) for the command's own.
+    pub kind: &'static str,
     pub message: String,
+    /// The SDK error's request id, to quote to support (ADR 0053).
+    pub request_id: Option<String>,
 }
 
 impl Failure {
     /// A problem with how `sika` was set up (key, base URL): the code of `Configuration`.
     pub fn setup(message: impl Into<String>) -> Self {
-        Self { code: 23, message: message.into() }
+        Self { code: 23, kind: "Configuration", message: message.into(), request_id: None }
     }
 
     pub fn sandbox(message: impl Into<String>) -> Self {
-        Self { code: SANDBOX, message: message.into() }
+        Self { code: SANDBOX, kind: "Sandbox", message: message.into(), request_id: None }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self { code: USAGE, kind: "Usage", message: message.into(), request_id: None }
+    }
+
+    /// The failure as `--json` prints it: `{"error": {"kind", "message", "exit_code",
+    /// "request_id"}}`, its message escaped as on a terminal.
+    pub fn to_json(&self) -> String {
+        let error = serde_json::json!({
+            "kind": self.kind,
+            "message": crate::output::escaped(&self.message),
+            "exit_code": self.code,
+            "request_id": self.request_id.as_deref().map(crate::output::escaped),
+        });
+        serde_json::json!({ "error": error }).to_string()
     }
 }
 
 impl From<SikaError> for Failure {
     fn from(error: SikaError) -> Self {
-        Self { code: for_error(&error), message: error.to_string() }
+        Self {
+            code: for_error(&error),
+            kind: kind_of(&error),
+            message: error.to_string(),
+            request_id: error.request_id().map(str::to_owned),
+        }
     }
 }

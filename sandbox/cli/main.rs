@@ -28,8 +28,9 @@ use crate::exit::Failure;
     version,
     about = "The Sika command line: check payments, run the sandbox, forward and trigger webhooks",
     after_help = "The secret key is read from SIKA_SECRET_KEY or from --key-file (mode 0600), never from an \
-                  argument.\nExit codes: 0 ok (confirm: Confirmed), 1 not paid, 2 usage, 3 not yet, 4 mismatch, \
-                  10-23 the SDK's error kinds, 24 sandbox control refused, 130 interrupted, 141 output closed (docs/cli.md)."
+                  argument.\nExit codes: 0 ok (confirm: Confirmed; await: final), 1 not paid, 2 usage, 3 not yet, \
+                  4 mismatch, 10-23 and 25-26 the SDK's error kinds, 24 sandbox control refused, 130 interrupted, \
+                  141 output closed, 143 terminated (docs/cli.md)."
 )]
 struct Cli {
     #[command(flatten)]
@@ -48,9 +49,13 @@ pub struct Global {
     /// key comes from the environment variable SIKA_SECRET_KEY.
     #[arg(long, global = true, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
-    /// Print JSON for machines (the SDK's JSON of each record) instead of tables.
+    /// Print JSON for machines (the SDK's JSON of each record) instead of tables; errors too.
     #[arg(long, global = true)]
     pub json: bool,
+    /// The longest to wait for the service, in milliseconds: each call, retries included
+    /// (default 20000); `await`: the whole wait (default 120000); `listen`: each forward (default 10000).
+    #[arg(long, global = true, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -86,14 +91,25 @@ enum Command {
         currency: String,
     },
     /// Wait until a transaction's status is final; Ctrl-C stops at once.
-    #[command(after_help = "Exit codes: 0 successful, 1 not paid (failed, abandoned, reversed), 3 still pending at \
-                            the deadline, 130 interrupted, 10-23 errors (docs/cli.md).")]
+    #[command(after_help = "Exit codes without --amount/--currency: 0 final and successful (NOT \"paid\": the amount \
+                            and currency were not checked), 1 not paid (failed, abandoned, reversed), 3 still pending at \
+                            the deadline. With --amount and --currency, confirm's: 0 Confirmed (ship), 1 not paid, 3 not \
+                            yet, 4 mismatch. Either way 13 the service does not know the reference, 130 interrupted, 143 \
+                            terminated, 10-23 errors (docs/cli.md).")]
     Await {
         /// The transaction's reference.
         reference: String,
-        /// Give up after this long, in milliseconds.
-        #[arg(long, default_value_t = 120_000)]
-        timeout_ms: u64,
+        /// The order's amount: decide as `confirm` does once the status is final (with --currency).
+        #[arg(long, requires = "currency")]
+        amount: Option<String>,
+        /// The order's currency (with --amount).
+        #[arg(long, requires = "amount")]
+        currency: Option<String>,
+        /// How long "not found" may mean "not visible yet", in milliseconds, from the wait's first
+        /// "not found" (0: not found ends the wait at once); at the deadline one last check decides.
+        #[arg(long, value_name = "MS", default_value_t = 30_000,
+              value_parser = clap::value_parser!(u64).range(0..=86_400_000))]
+        not_found_grace_ms: u64,
         /// Wait before the first check, in milliseconds.
         #[arg(long, default_value_t = 3000)]
         initial_delay_ms: u64,
@@ -114,6 +130,9 @@ enum Command {
     },
 }
 
+/// The shells whose generated completions are offered: the ones the tests run the scripts in
+/// (B245). clap_complete also writes PowerShell and Elvish scripts, which are not offered: no
+/// test runs them in their shell.
 #[derive(Clone, Copy, ValueEnum)]
 enum CompletionShell {
     Bash,
@@ -121,10 +140,33 @@ enum CompletionShell {
     Fish,
 }
 
+/// The command line, or the usage error as `--json` prints errors when it was asked for
+/// (clap's own text and exit code 2 otherwise; help and version print as usual).
+fn parse() -> Result<Cli, Failure> {
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(error) => {
+            use clap::error::ErrorKind;
+            let asked_for_json = std::env::args_os().take_while(|arg| arg != "--").any(|arg| arg == "--json");
+            let informational = matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+            if !asked_for_json || informational {
+                error.exit();
+            }
+            // clap's text is `error: WHAT\n\nUsage: ...`: the first paragraph, without `error: `.
+            let text = error.render().to_string();
+            let first = text.split("\n\n").next().unwrap_or_default();
+            Err(Failure::usage(first.strip_prefix("error: ").unwrap_or(first).trim_end()))
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // reqwest (control API, forwarding) and sika-core both use rustls on ring.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(failure) => return fail(&failure, true),
+    };
     let result = match cli.command {
         Command::Completions { shell } => {
             let shell = match shell {
@@ -142,11 +184,19 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
-        Err(failure) => {
-            eprintln!("sika: {}", failure.message);
-            ExitCode::from(failure.code)
-        }
+        Err(failure) => fail(&failure, cli.global.json),
     }
+}
+
+/// Reports why the command stopped: `sika: MESSAGE` on stderr, or with `--json` the error's
+/// JSON object on stdout (where the result would have been); the message escaped either way.
+fn fail(failure: &Failure, json: bool) -> ExitCode {
+    if json {
+        output::print_json(&failure.to_json());
+    } else {
+        eprintln!("sika: {}", output::escaped(&failure.message));
+    }
+    ExitCode::from(failure.code)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -163,17 +213,24 @@ async fn dispatch(global: &Global, command: Command) -> Result<u8, Failure> {
         Command::Banks { country } => service::banks(global, country.as_deref()).await,
         Command::Verify { reference } => service::verify(global, &reference).await,
         Command::Confirm { reference, amount, currency } => {
-            service::confirm(global, &reference, &amount, &currency).await
+            let expected = service::expected_payment(&amount, &currency)?;
+            service::confirm(global, &reference, &expected).await
         }
-        Command::Await { reference, timeout_ms, initial_delay_ms, interval_ms } => {
+        Command::Await { reference, amount, currency, not_found_grace_ms, initial_delay_ms, interval_ms } => {
+            // Checked before the wait, as confirm checks them: a typo costs no wait.
+            let expected = match (amount, currency) {
+                (Some(amount), Some(currency)) => Some(service::expected_payment(&amount, &currency)?),
+                _ => None,
+            };
             let options = sika_core::AwaitOptions {
                 initial_delay_ms,
                 interval_ms,
                 max_interval_ms: interval_ms.max(10_000),
-                timeout_ms,
+                timeout_ms: global.timeout_ms.unwrap_or(120_000),
                 cancellation: None,
             };
-            service::await_final(global, &reference, options).await
+            let request = service::AwaitRequest { options, expected, not_found_grace_ms };
+            service::await_final(global, &reference, request).await
         }
         Command::Listen(args) => listen::run(global, &args).await,
         Command::Trigger(args) => trigger::run(global, &args).await,

@@ -70,7 +70,7 @@ pub fn run(global: &Global, args: &SandboxArgs) -> Result<u8, Failure> {
     }
     if let Some(transactions) = seed {
         let url = first.trim().strip_prefix("listening on ").unwrap_or_default().to_owned();
-        if let Err(failure) = seed_transactions(&url, transactions) {
+        if let Err(failure) = seed_transactions(&url, global.timeout_ms, transactions) {
             let _ = child.kill();
             let _ = child.wait();
             return Err(failure);
@@ -142,10 +142,10 @@ fn read_seed(path: &Path) -> Result<Vec<String>, Failure> {
     Ok(objects)
 }
 
-fn seed_transactions(url: &str, transactions: Vec<String>) -> Result<(), Failure> {
+fn seed_transactions(url: &str, timeout_ms: Option<u64>, transactions: Vec<String>) -> Result<(), Failure> {
     let runtime = crate::runtime()?;
     runtime.block_on(async {
-        let control = Control::new(url)?;
+        let control = Control::new(url, timeout_ms)?;
         let count = transactions.len();
         for transaction in transactions {
             control.call(Method::POST, "/__sandbox/transactions", Some(transaction), 201).await?;

@@ -62,14 +62,15 @@ def example(request):
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def open_ledger(request, tmp_path: Path):
-    """`open_ledger(kind)`: a `BlockingLedger` or `Ledger` on the test's database. The
+    """`open_ledger(kind, **settings)`: a `BlockingLedger` or `Ledger` on the test's database,
+    with `LedgerOptions(**settings)`. The
     PostgreSQL cluster is started once per test and stopped after it."""
     cluster = Cluster() if request.param == "postgres" else None
 
-    def open_ledger(kind: typing.Any = sika.BlockingLedger) -> typing.Any:
+    def open_ledger(kind: typing.Any = sika.BlockingLedger, **settings: typing.Any) -> typing.Any:
         if cluster is None:
-            return kind.sqlite(str(tmp_path / "ledger.db"))
-        return kind.postgres(sika.SecretUrl(cluster.url), sika.LedgerOptions(max_connections=4))
+            return kind.sqlite(str(tmp_path / "ledger.db"), sika.LedgerOptions(**settings))
+        return kind.postgres(sika.SecretUrl(cluster.url), sika.LedgerOptions(max_connections=4, **settings))
 
     yield open_ledger
     if cluster is not None:

@@ -32,9 +32,15 @@ pub struct LedgerOptions {
     /// PostgreSQL: connections kept open at most (default 8).
     #[uniffi(default = None)]
     pub max_connections: Option<i64>,
-    /// PostgreSQL: how long connecting may take, in milliseconds (default 5 s).
+    /// PostgreSQL: how long connecting may take, TCP and start-up both, in milliseconds
+    /// (default 5 s).
     #[uniffi(default = None)]
     pub connect_timeout_ms: Option<i64>,
+    /// How long one operation may take in all before it is a `Storage` error, in milliseconds
+    /// (default 20 s, the client's call deadline): each statement and lock wait included, so a
+    /// database that stops answering never hangs a worker.
+    #[uniffi(default = None)]
+    pub timeout_ms: Option<i64>,
 }
 
 to_json_methods!(LedgerOptions);
@@ -46,6 +52,7 @@ impl LedgerOptions {
         Ok(ledger::SqliteOptions {
             lease_ms: setting("lease_ms", self.lease_ms, defaults.lease_ms)?,
             busy_timeout_ms: setting("busy_timeout_ms", self.busy_timeout_ms, defaults.busy_timeout_ms)?,
+            timeout_ms: setting("timeout_ms", self.timeout_ms, defaults.timeout_ms)?,
         })
     }
 
@@ -56,6 +63,7 @@ impl LedgerOptions {
             lease_ms: setting("lease_ms", self.lease_ms, defaults.lease_ms)?,
             max_connections: setting("max_connections", self.max_connections, defaults.max_connections)?,
             connect_timeout_ms: setting("connect_timeout_ms", self.connect_timeout_ms, defaults.connect_timeout_ms)?,
+            timeout_ms: setting("timeout_ms", self.timeout_ms, defaults.timeout_ms)?,
         })
     }
 }
@@ -103,6 +111,10 @@ fn open_sqlite(path: String, options: Option<LedgerOptions>) -> Result<Arc<ledge
 fn open_postgres(url: Arc<SecretUrl>, options: Option<LedgerOptions>) -> Result<Arc<ledger::Ledger>> {
     let options = options.unwrap_or_default().postgres()?;
     runtime::block_on(async move { ledger::Ledger::postgres((*url).clone(), options).await.map(Arc::new) })
+}
+
+fn renew_interval_ms(ledger: &ledger::Ledger) -> i64 {
+    i64::try_from(ledger.renew_interval().as_millis()).unwrap_or(i64::MAX)
 }
 
 /// The payments ledger, async: fulfil exactly once. Share one per process.
@@ -162,6 +174,29 @@ impl Ledger {
     pub async fn mark_fulfilled(&self, claim: Claim) -> Result<()> {
         let ledger = Arc::clone(&self.0);
         runtime::run(async move { ledger.mark_fulfilled(&claim).await }).await
+    }
+
+    /// Extends the claim's lease from now while its fulfilment goes on (a compare-and-set, as
+    /// `mark_fulfilled` is): the claim with its new `lease_expires_at`; `ClaimLost` (logged at
+    /// WARN) when the reference was offered again meanwhile: stop the fulfilment. The
+    /// fulfilment blocks of each language call it every `renew_interval_ms()`.
+    pub async fn renew(&self, claim: Claim) -> Result<Claim> {
+        let ledger = Arc::clone(&self.0);
+        runtime::run(async move { ledger.renew(&claim).await }).await
+    }
+
+    /// Gives the claim back at once because its fulfilment failed: the next delivery, settle
+    /// or reconcile is offered the reference immediately, not after the lease. Recorded with
+    /// `reason`. A claim already marked fulfilled stays fulfilled; `ClaimLost` when it was
+    /// offered again meanwhile.
+    pub async fn release(&self, claim: Claim, reason: String) -> Result<()> {
+        let ledger = Arc::clone(&self.0);
+        runtime::run(async move { ledger.release(&claim, &reason).await }).await
+    }
+
+    /// How often a claim's holder renews it while working: a third of the lease.
+    pub fn renew_interval_ms(&self) -> i64 {
+        renew_interval_ms(&self.0)
     }
 
     /// The record of `reference` with its audit trail, oldest first; none when never expected.
@@ -250,6 +285,23 @@ impl BlockingLedger {
     pub fn mark_fulfilled(&self, claim: Claim) -> Result<()> {
         let ledger = Arc::clone(&self.0);
         runtime::block_on(async move { ledger.mark_fulfilled(&claim).await })
+    }
+
+    /// See `Ledger.renew`.
+    pub fn renew(&self, claim: Claim) -> Result<Claim> {
+        let ledger = Arc::clone(&self.0);
+        runtime::block_on(async move { ledger.renew(&claim).await })
+    }
+
+    /// See `Ledger.release`.
+    pub fn release(&self, claim: Claim, reason: String) -> Result<()> {
+        let ledger = Arc::clone(&self.0);
+        runtime::block_on(async move { ledger.release(&claim, &reason).await })
+    }
+
+    /// See `Ledger.renew_interval_ms`.
+    pub fn renew_interval_ms(&self) -> i64 {
+        renew_interval_ms(&self.0)
     }
 
     /// See `Ledger.payment`.

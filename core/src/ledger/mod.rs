@@ -60,6 +60,10 @@ use crate::validation;
 pub const SCHEMA_VERSION: i64 = 1;
 /// How long a claim lasts unless configured: 5 minutes.
 pub const DEFAULT_LEASE_MS: u64 = 5 * 60 * 1000;
+/// How long one ledger operation may take unless configured: the client's default call
+/// deadline (20 s), so a database that stops answering never holds a worker longer than a call
+/// to the service would.
+pub const DEFAULT_TIMEOUT_MS: u64 = 20_000;
 
 /// Settings of a SQLite ledger.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,13 +71,16 @@ pub struct SqliteOptions {
     /// How long a claim lasts before it is offered again, in milliseconds (default 5 minutes).
     pub lease_ms: u64,
     /// How long a change waits for another connection's write lock before it is a `Storage`
-    /// error, in milliseconds (default 5 s).
+    /// error, in milliseconds (default 5 s; never longer than `timeout_ms`).
     pub busy_timeout_ms: u64,
+    /// How long one operation may take in all before it is a `Storage` error, in milliseconds
+    /// (default 20 s, the client's call deadline).
+    pub timeout_ms: u64,
 }
 
 impl Default for SqliteOptions {
     fn default() -> Self {
-        Self { lease_ms: DEFAULT_LEASE_MS, busy_timeout_ms: 5_000 }
+        Self { lease_ms: DEFAULT_LEASE_MS, busy_timeout_ms: 5_000, timeout_ms: DEFAULT_TIMEOUT_MS }
     }
 }
 
@@ -86,18 +93,33 @@ pub struct PostgresOptions {
     pub lease_ms: u64,
     /// Connections this ledger keeps open at most (default 8).
     pub max_connections: u32,
-    /// How long connecting may take, in milliseconds (default 5 s).
+    /// How long connecting may take, TCP and PostgreSQL's start-up both, in milliseconds
+    /// (default 5 s).
     pub connect_timeout_ms: u64,
+    /// How long one operation may take in all (waiting for a connection, each statement, each
+    /// row lock) before it is a `Storage` error, in milliseconds (default 20 s, the client's
+    /// call deadline). The server enforces it too (`statement_timeout`, `lock_timeout`), and a
+    /// connection whose operation ran out of time is closed, never pooled again.
+    pub timeout_ms: u64,
 }
 
 impl Default for PostgresOptions {
     fn default() -> Self {
-        Self { schema: None, lease_ms: DEFAULT_LEASE_MS, max_connections: 8, connect_timeout_ms: 5_000 }
+        Self {
+            schema: None,
+            lease_ms: DEFAULT_LEASE_MS,
+            max_connections: 8,
+            connect_timeout_ms: 5_000,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+        }
     }
 }
 
 /// The right to fulfil one reference, given to exactly one caller per lease. Hand it back to
-/// [`Ledger::mark_fulfilled`] once the order is fulfilled.
+/// [`Ledger::mark_fulfilled`] once the order is fulfilled, or to [`Ledger::release`] when the
+/// fulfilment failed; [`Ledger::renew`] extends it while the work goes on. `offer` is the
+/// fencing token for downstream systems: it only grows, so a warehouse or a shipping API that
+/// remembers the highest offer it acted on for a reference can refuse a stale holder's request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Claim {
@@ -105,7 +127,8 @@ pub struct Claim {
     pub reference: String,
     /// This claim's identity (random; not a secret).
     pub token: String,
-    /// Which offer of the reference this is: 1 for the first, 2 after one lease expired, ...
+    /// Which offer of the reference this is: 1 for the first, 2 after one lease expired or one
+    /// claim was released, ... (the fencing token: it only grows).
     pub offer: i64,
     /// When the lease ends; after it the reference may be offered again.
     #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
@@ -141,8 +164,9 @@ pub enum LedgerDecision {
         #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
         fulfilled_at: Timestamp,
     },
-    /// Another caller holds a live claim: nothing to do now. If that caller never marks it,
-    /// the reference is offered again after `lease_expires_at`.
+    /// Another caller holds a live claim: nothing to do now, and the notification is answered
+    /// 503 so that the service delivers it again (ADR 0071): by then the order is fulfilled
+    /// (answered 200), or its claim was released or expired and the redelivery is offered it.
     InProgress {
         /// The order's reference.
         reference: String,
@@ -177,12 +201,14 @@ pub enum LedgerDecisionKind {
 }
 
 impl LedgerDecisionKind {
-    /// The HTTP status to answer a notification with: 200 for a claim given, already
-    /// fulfilled or in progress; a recorded decision is answered as the client's
-    /// ([`WebhookDecisionKind::http_status`]).
+    /// The HTTP status to answer a notification with: 200 for a claim given or already
+    /// fulfilled; 503 while another caller holds the claim (in progress: the service's
+    /// redelivery comes back when that caller has fulfilled, released or lost it, ADR 0071); a
+    /// recorded decision is answered as the client's ([`WebhookDecisionKind::http_status`]).
     pub fn http_status(self) -> i32 {
         match self {
-            Self::Fulfil | Self::AlreadyFulfilled | Self::InProgress => 200,
+            Self::Fulfil | Self::AlreadyFulfilled => 200,
+            Self::InProgress => 503,
             Self::Decided(kind) => kind.http_status(),
         }
     }
@@ -202,8 +228,9 @@ impl LedgerDecision {
 
 #[cfg_attr(feature = "uniffi", uniffi::export)]
 impl LedgerDecision {
-    /// The HTTP status to answer the notification with: 200 for a claim given, already
-    /// fulfilled or in progress; a recorded decision's own (200, 503 or 400).
+    /// The HTTP status to answer the notification with: 200 for a claim given or already
+    /// fulfilled, 503 while another caller holds the claim (so the service delivers it again);
+    /// a recorded decision's own (200, 503 or 400).
     pub fn http_status(&self) -> i32 {
         self.kind().http_status()
     }
@@ -229,6 +256,8 @@ pub enum EventSource {
     Reconcile,
     /// [`Ledger::mark_fulfilled`].
     MarkFulfilled,
+    /// [`Ledger::release`].
+    Release,
 }
 
 /// What a recorded event says.
@@ -254,6 +283,9 @@ pub enum EventKind {
     Reject,
     /// The claim was marked fulfilled.
     Fulfilled,
+    /// The claim was given back ([`Ledger::release`]), with its reason: the next caller is
+    /// offered the reference at once.
+    Released,
 }
 
 macro_rules! text_enum {
@@ -286,6 +318,7 @@ text_enum!(EventSource {
     Settle => "settle",
     Reconcile => "reconcile",
     MarkFulfilled => "mark_fulfilled",
+    Release => "release",
 });
 
 text_enum!(EventKind {
@@ -298,6 +331,7 @@ text_enum!(EventKind {
     RetryLater => "retry_later",
     Reject => "reject",
     Fulfilled => "fulfilled",
+    Released => "released",
 });
 
 /// One recorded decision about a reference: the audit trail.
@@ -361,6 +395,24 @@ pub struct Ledger {
     stores: PerProcess<Store>,
     opener: Opener,
     lease: Duration,
+    /// Every database call's deadline (opening this process's store included).
+    timeout: Duration,
+    /// Added to this process's clock wherever the ledger reads it: zero, but for tests of
+    /// machines whose clocks disagree (`with_clock_offset`).
+    clock_offset_micros: i64,
+}
+
+/// Runs `$call` on this process's store, whichever backend it is (`$s`), within the ledger's
+/// deadline: a database that does not answer is a `Storage` error, never a hang.
+macro_rules! on_store {
+    ($ledger:expr, |$s:ident| $call:expr) => {
+        $ledger.within(async {
+            match &*$ledger.store().await? {
+                Store::Sqlite($s) => $call.await,
+                Store::Postgres($s) => $call.await,
+            }
+        })
+    };
 }
 
 enum Store {
@@ -395,7 +447,7 @@ impl fmt::Debug for Ledger {
                 s.field("postgres_schema", &options.schema.as_deref().unwrap_or(postgres::DEFAULT_SCHEMA))
             }
         };
-        s.field("lease_ms", &self.lease.as_millis()).finish()
+        s.field("lease_ms", &self.lease.as_millis()).field("timeout_ms", &self.timeout.as_millis()).finish()
     }
 }
 
@@ -408,21 +460,47 @@ impl Ledger {
 
     /// Opens (creating or migrating) a ledger in the SQLite file `path`, in WAL mode.
     pub async fn sqlite_with(path: impl AsRef<Path>, options: SqliteOptions) -> Result<Self> {
-        let opener = Opener::Sqlite { path: path.as_ref().to_owned(), busy_timeout_ms: options.busy_timeout_ms };
-        Self::open(opener, options.lease_ms).await
+        // A lock wait ends within the operation's deadline too.
+        let busy_timeout_ms = options.busy_timeout_ms.min(options.timeout_ms);
+        let opener = Opener::Sqlite { path: path.as_ref().to_owned(), busy_timeout_ms };
+        Self::open(opener, options.lease_ms, options.timeout_ms).await
     }
 
     /// Connects to PostgreSQL at `url` (`postgresql://user:password@host:port/database`; the
     /// password is never printed) and creates or migrates the tables, under an advisory lock.
     pub async fn postgres(url: SecretUrl, options: PostgresOptions) -> Result<Self> {
-        let lease_ms = options.lease_ms;
-        Self::open(Opener::Postgres { url, options }, lease_ms).await
+        let (lease_ms, timeout_ms) = (options.lease_ms, options.timeout_ms);
+        Self::open(Opener::Postgres { url, options }, lease_ms, timeout_ms).await
     }
 
-    async fn open(opener: Opener, lease_ms: u64) -> Result<Self> {
-        let lease = lease(lease_ms)?;
-        let store = opener.open().await?;
-        Ok(Self { stores: PerProcess::new(store), opener, lease })
+    async fn open(opener: Opener, lease_ms: u64, timeout_ms: u64) -> Result<Self> {
+        let lease = positive("lease_ms", lease_ms)?;
+        let timeout = positive("timeout_ms", timeout_ms)?;
+        let store = within(timeout, opener.open()).await?;
+        Ok(Self { stores: PerProcess::new(store), opener, lease, timeout, clock_offset_micros: 0 })
+    }
+
+    /// This ledger as if this process's clock were `offset_ms` ahead (negative: behind): what
+    /// an app server with a wrong clock does. For tests of time only (ADR 0071): PostgreSQL's
+    /// leases must not move with it, SQLite's (one machine's clock) do.
+    #[doc(hidden)]
+    pub fn with_clock_offset(mut self, offset_ms: i64) -> Self {
+        self.clock_offset_micros = offset_ms.saturating_mul(1_000);
+        self
+    }
+
+    /// This process's clock (with the test offset), in microseconds since the epoch.
+    fn now(&self) -> i64 {
+        now_micros().saturating_add(self.clock_offset_micros)
+    }
+
+    /// `work` (database calls), ended with a `Storage` error at the ledger's deadline.
+    async fn within<T>(&self, work: impl Future<Output = Result<T>>) -> Result<T> {
+        within(self.timeout, work).await
+    }
+
+    fn lease_micros(&self) -> i64 {
+        i64::try_from(self.lease.as_micros()).unwrap_or(i64::MAX)
     }
 
     /// Whether this process has its store (see `store`).
@@ -454,16 +532,25 @@ impl Ledger {
         self.lease
     }
 
+    /// How often a holder renews its claim while it works (a third of the lease, so that two
+    /// renewals in a row may fail or be late before the lease ends): the fulfilment blocks of
+    /// every language renew at this pace.
+    pub fn renew_interval(&self) -> Duration {
+        (self.lease / 3).max(Duration::from_millis(1))
+    }
+
+    /// Every database call's deadline.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Records what the order `reference` must be paid. The same values again (amounts equal
     /// as decimals, currencies in any case) are a no-op; different values are `InvalidInput`
     /// naming the reference, and the record is never overwritten.
     pub async fn expect(&self, reference: &str, expected: &ExpectedPayment) -> Result<()> {
         validation::reference(reference)?;
         confirm::validate_expected(expected)?;
-        let existing = match &*self.store().await? {
-            Store::Sqlite(s) => s.expect(reference, expected, now_micros()).await?,
-            Store::Postgres(s) => s.expect(reference, expected, now_micros()).await?,
-        };
+        let existing = on_store!(self, |s| s.expect(reference, expected, self.now())).await?;
         match existing {
             None => Ok(()),
             Some(recorded) if same_expectation(&recorded, expected) => Ok(()),
@@ -542,22 +629,52 @@ impl Ledger {
     /// lease expired and the reference was offered again (another caller holds it now); marking
     /// the same claim again is a no-op.
     pub async fn mark_fulfilled(&self, claim: &Claim) -> Result<()> {
-        let step = match &*self.store().await? {
-            Store::Sqlite(s) => s.mark(claim, now_micros()).await?,
-            Store::Postgres(s) => s.mark(claim, now_micros()).await?,
-        };
-        match step {
-            MarkStep::Marked | MarkStep::AlreadyMarked => Ok(()),
-            MarkStep::Lost => Err(SikaError::ClaimLost { reference: claim.reference.clone() }),
+        match on_store!(self, |s| s.mark(claim, self.now())).await? {
+            HolderStep::Current | HolderStep::Fulfilled => Ok(()),
+            HolderStep::Lost => Err(claim_lost(claim, "marking it fulfilled")),
+        }
+    }
+
+    /// Extends the claim's lease by the ledger's lease from now (on PostgreSQL, the database
+    /// server's now): a compare-and-set on the claim, as `mark_fulfilled` is. Gives the claim
+    /// with its new `lease_expires_at`; `ClaimLost` (and a WARN log line) when the reference
+    /// was offered again meanwhile, so the work must stop; a claim already marked fulfilled is
+    /// given back as it is. A claim whose lease ended but that nobody was offered since is
+    /// still this caller's, and is renewed.
+    pub async fn renew(&self, claim: &Claim) -> Result<Claim> {
+        let lease = self.lease_micros();
+        match on_store!(self, |s| s.renew(claim, lease, self.now())).await? {
+            (HolderStep::Current, until) => Ok(Claim { lease_expires_at: timestamp(until)?, ..claim.clone() }),
+            (HolderStep::Fulfilled, _) => Ok(claim.clone()),
+            (HolderStep::Lost, _) => Err(claim_lost(claim, "renewing it")),
+        }
+    }
+
+    /// Gives the claim back at once, because its fulfilment failed or will not happen: the
+    /// next delivery, `settle` or reconcile is offered the reference immediately, not after the
+    /// lease. Recorded in the audit trail with `reason` (at most 500 characters are kept). A
+    /// claim already marked fulfilled stays fulfilled (nothing changes); `ClaimLost` when the
+    /// reference was offered again meanwhile.
+    pub async fn release(&self, claim: &Claim, reason: &str) -> Result<()> {
+        let reason = crate::scrub::bounded(reason.chars().take(500).collect::<String>());
+        match on_store!(self, |s| s.release(claim, &reason, self.now())).await? {
+            HolderStep::Current => {
+                log::info!(
+                    target: "sika",
+                    reference = claim.reference.as_str(),
+                    offer = claim.offer;
+                    "claim {} of `{}` released: {reason}", claim.offer, claim.reference
+                );
+                Ok(())
+            }
+            HolderStep::Fulfilled => Ok(()),
+            HolderStep::Lost => Err(claim_lost(claim, "releasing it")),
         }
     }
 
     /// The record of `reference` with its events, oldest first; `None` when never expected.
     pub async fn payment(&self, reference: &str) -> Result<Option<PaymentRecord>> {
-        let found = match &*self.store().await? {
-            Store::Sqlite(s) => s.payment(reference).await?,
-            Store::Postgres(s) => s.payment(reference).await?,
-        };
+        let found = on_store!(self, |s| s.payment(reference)).await?;
         let Some((row, events)) = found else { return Ok(None) };
         let events = events
             .into_iter()
@@ -585,25 +702,20 @@ impl Ledger {
     }
 
     async fn row(&self, reference: &str) -> Result<Option<Row>> {
-        match &*self.store().await? {
-            Store::Sqlite(s) => s.row(reference).await,
-            Store::Postgres(s) => s.row(reference).await,
-        }
+        on_store!(self, |s| s.row(reference)).await
     }
 
     /// A reference fulfilled, or claimed with a live lease, is answered without asking the
     /// service (and the answer recorded).
     async fn answer_without_asking(&self, row: &Row, source: EventSource) -> Result<Option<LedgerDecision>> {
-        let now = now_micros();
+        // The database's clock where it has one (PostgreSQL), as the claim itself is decided.
+        let now = row.read_at.unwrap_or_else(|| self.now());
         let step = claim_step(&row.claim_state(), now);
         if let ClaimStep::Offer { .. } = step {
             return Ok(None);
         }
         let event = NewEvent { at: now, source, kind: step.event_kind(), status: None, detail: String::new() };
-        match &*self.store().await? {
-            Store::Sqlite(s) => s.record(&row.reference, event).await?,
-            Store::Postgres(s) => s.record(&row.reference, event).await?,
-        }
+        on_store!(self, |s| s.record(&row.reference, event)).await?;
         step.into_decision(&row.reference).map(Some)
     }
 
@@ -617,32 +729,32 @@ impl Ledger {
         verified: Option<TransactionStatus>,
         source: EventSource,
     ) -> Result<LedgerDecision> {
-        let now = now_micros();
+        let now = self.now();
         let status = verified.map(|status| status.to_string());
         let (kind, detail) = match &decision {
             WebhookDecision::Fulfil { transaction } => {
                 let request = ClaimRequest {
                     now,
-                    lease_until: now.saturating_add(i64::try_from(self.lease.as_micros()).unwrap_or(i64::MAX)),
+                    lease: self.lease_micros(),
                     token: new_token(),
                     source,
                     status: transaction.status.to_string(),
                 };
-                let step = match &*self.store().await? {
-                    Store::Sqlite(s) => s.claim(reference, &request).await?,
-                    Store::Postgres(s) => s.claim(reference, &request).await?,
-                };
+                let claimed = on_store!(self, |s| s.claim(reference, &request)).await?;
                 let WebhookDecision::Fulfil { transaction } = decision else { unreachable!("matched above") };
-                return match step {
-                    ClaimStep::Offer { offer } => Ok(LedgerDecision::Fulfil {
-                        claim: Claim {
-                            reference: reference.to_owned(),
-                            token: request.token,
-                            offer,
-                            lease_expires_at: timestamp(request.lease_until)?,
-                        },
-                        transaction,
-                    }),
+                return match claimed.step {
+                    ClaimStep::Offer { offer } => {
+                        warn_if_lapsed(reference, &claimed);
+                        Ok(LedgerDecision::Fulfil {
+                            claim: Claim {
+                                reference: reference.to_owned(),
+                                token: request.token,
+                                offer,
+                                lease_expires_at: timestamp(claimed.lease_until)?,
+                            },
+                            transaction,
+                        })
+                    }
                     other => other.into_decision(reference),
                 };
             }
@@ -652,19 +764,55 @@ impl Ledger {
             WebhookDecision::Reject { reason } => (EventKind::Reject, reason.clone()),
         };
         let event = NewEvent { at: now, source, kind, status, detail };
-        match &*self.store().await? {
-            Store::Sqlite(s) => s.record(reference, event).await?,
-            Store::Postgres(s) => s.record(reference, event).await?,
-        }
+        on_store!(self, |s| s.record(reference, event)).await?;
         Ok(LedgerDecision::Decided { decision })
     }
 }
 
-fn lease(lease_ms: u64) -> Result<Duration> {
-    if lease_ms == 0 {
-        return Err(SikaError::invalid_input("lease_ms", "must be greater than zero"));
+fn positive(setting: &str, ms: u64) -> Result<Duration> {
+    if ms == 0 {
+        return Err(SikaError::invalid_input(setting, "must be greater than zero"));
     }
-    Ok(Duration::from_millis(lease_ms))
+    Ok(Duration::from_millis(ms))
+}
+
+/// `work`, ended with a `Storage` error naming the deadline when it takes longer.
+async fn within<T>(timeout: Duration, work: impl Future<Output = Result<T>>) -> Result<T> {
+    match tokio::time::timeout(timeout, work).await {
+        Ok(done) => done,
+        Err(_elapsed) => Err(storage(format!(
+            "the ledger's database did not answer within {} ms (the ledger's timeout_ms): nothing was decided",
+            timeout.as_millis()
+        ))),
+    }
+}
+
+/// `ClaimLost` for `claim`, logged at WARN: its holder must stop, since another caller may be
+/// fulfilling the order now.
+fn claim_lost(claim: &Claim, doing: &str) -> SikaError {
+    log::warn!(
+        target: "sika",
+        reference = claim.reference.as_str(),
+        offer = claim.offer;
+        "claim {} of `{}` was lost before {doing}: the reference was offered again after its lease ended", claim.offer, claim.reference
+    );
+    SikaError::ClaimLost { reference: claim.reference.clone() }
+}
+
+/// A claim offered again because the previous holder's lease ended without a mark: the order
+/// may have been fulfilled by a worker that stalled or died, so it is logged at WARN (ADR 0071).
+fn warn_if_lapsed(reference: &str, claimed: &Claimed) {
+    if let (ClaimStep::Offer { offer }, Some(ended)) = (claimed.step, claimed.lapsed_at()) {
+        let lapsed_ms = claimed.now.saturating_sub(ended) / 1_000;
+        log::warn!(
+            target: "sika",
+            reference = reference,
+            offer = offer,
+            lapsed_ms = lapsed_ms;
+            "`{reference}` offered again (claim {offer}): claim {}'s lease ended {lapsed_ms} ms ago without a mark; pass the offer to your fulfilment as its fencing token",
+            offer - 1
+        );
+    }
 }
 
 fn same_expectation(recorded: &ExpectedPayment, expected: &ExpectedPayment) -> bool {
@@ -720,6 +868,9 @@ struct Row {
     claim_expires_at: Option<i64>,
     claims_offered: i64,
     fulfilled_at: Option<i64>,
+    /// The database's clock when it read the row, where the database keeps the clock of the
+    /// leases (PostgreSQL); `None`: this process's.
+    read_at: Option<i64>,
 }
 
 impl Row {
@@ -762,11 +913,55 @@ struct NewEvent {
 /// A claim to try to take, in one transaction.
 #[derive(Debug, Clone)]
 struct ClaimRequest {
+    /// This process's clock: the time of the leases on SQLite (one machine's file); PostgreSQL
+    /// uses its server's clock instead, so app servers whose clocks differ agree on a lease.
     now: i64,
-    lease_until: i64,
+    /// How long the claim lasts, in microseconds.
+    lease: i64,
     token: String,
     source: EventSource,
     status: String,
+}
+
+/// What a claim attempt did: the step, the time it was decided at (on the clock of the
+/// leases), the new lease's end when offered, and the claim columns it found.
+#[derive(Debug, Clone, Copy)]
+struct Claimed {
+    step: ClaimStep,
+    now: i64,
+    lease_until: i64,
+    before: ClaimState,
+}
+
+impl Claimed {
+    fn new(step: ClaimStep, before: ClaimState, now: i64, lease: i64) -> Self {
+        Self { step, now, lease_until: now.saturating_add(lease), before }
+    }
+
+    /// When the previous claim's lease ended, when this offer follows a claim that lapsed
+    /// (neither marked nor released).
+    fn lapsed_at(&self) -> Option<i64> {
+        match self.step {
+            ClaimStep::Offer { .. } if self.before.token => self.before.expires_at,
+            _ => None,
+        }
+    }
+
+    /// The audit trail's text for this attempt.
+    fn detail(&self) -> String {
+        match self.step {
+            ClaimStep::Offer { offer } => match self.lapsed_at() {
+                Some(ended) => format!(
+                    "claim {offer} given: claim {}'s lease ended {} ms before without a mark (offered again)",
+                    offer - 1,
+                    self.now.saturating_sub(ended) / 1_000
+                ),
+                None if offer > 1 => format!("claim {offer} given after claim {} was released", offer - 1),
+                None => format!("claim {offer} given"),
+            },
+            _ => String::new(),
+        }
+    }
 }
 
 /// The claim columns of a row, read under its lock.
@@ -821,20 +1016,24 @@ impl ClaimStep {
     }
 }
 
-/// What `mark_fulfilled` found.
+/// Whether a claim is still its holder's: what marking, renewing and releasing found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MarkStep {
-    Marked,
-    AlreadyMarked,
+enum HolderStep {
+    /// The current claim, not fulfilled: the holder's change is made.
+    Current,
+    /// The current claim, already marked fulfilled: nothing changes.
+    Fulfilled,
+    /// Another claim was given since (or this one was released): `ClaimLost`.
     Lost,
 }
 
-/// The one rule of marking: only the current claim (same token and offer) marks.
-fn mark_step(current_token: Option<&str>, current_offer: i64, fulfilled: bool, claim: &Claim) -> MarkStep {
+/// The one rule of holding: only the current claim (same token and offer) marks, renews or
+/// releases.
+fn holder_step(current_token: Option<&str>, current_offer: i64, fulfilled: bool, claim: &Claim) -> HolderStep {
     if current_token != Some(claim.token.as_str()) || current_offer != claim.offer {
-        return MarkStep::Lost;
+        return HolderStep::Lost;
     }
-    if fulfilled { MarkStep::AlreadyMarked } else { MarkStep::Marked }
+    if fulfilled { HolderStep::Fulfilled } else { HolderStep::Current }
 }
 
 #[cfg(test)]
@@ -861,10 +1060,38 @@ mod tests {
             offer: 1,
             lease_expires_at: DateTime::from_timestamp_micros(0).expect("epoch"),
         };
-        assert_eq!(mark_step(Some("t1"), 1, false, &claim), MarkStep::Marked);
-        assert_eq!(mark_step(Some("t1"), 1, true, &claim), MarkStep::AlreadyMarked);
-        assert_eq!(mark_step(Some("t2"), 2, false, &claim), MarkStep::Lost);
-        assert_eq!(mark_step(Some("t1"), 2, false, &claim), MarkStep::Lost);
+        assert_eq!(holder_step(Some("t1"), 1, false, &claim), HolderStep::Current);
+        assert_eq!(holder_step(Some("t1"), 1, true, &claim), HolderStep::Fulfilled);
+        assert_eq!(holder_step(Some("t2"), 2, false, &claim), HolderStep::Lost);
+        assert_eq!(holder_step(Some("t1"), 2, false, &claim), HolderStep::Lost);
+        // Released: no token is current, so the released claim can neither mark nor renew.
+        assert_eq!(holder_step(None, 1, false, &claim), HolderStep::Lost);
+    }
+
+    /// B211: an offer after a lapsed claim (its lease ended with no mark and no release) is
+    /// told apart from one after a release, and the lease is counted from the clock of the
+    /// leases that decided it.
+    #[test]
+    fn b211_an_offer_says_whether_the_previous_claim_lapsed_or_was_released() {
+        let lapsed = Claimed::new(ClaimStep::Offer { offer: 2 }, state(true, Some(1_000_000), 1, None), 3_000_000, 500);
+        assert_eq!(lapsed.lapsed_at(), Some(1_000_000));
+        assert_eq!(lapsed.lease_until, 3_000_500);
+        assert!(lapsed.detail().contains("claim 1's lease ended 2000 ms before"), "{}", lapsed.detail());
+        let released =
+            Claimed::new(ClaimStep::Offer { offer: 2 }, state(false, Some(1_000_000), 1, None), 3_000_000, 5);
+        assert_eq!(released.lapsed_at(), None);
+        assert_eq!(released.detail(), "claim 2 given after claim 1 was released");
+        let first = Claimed::new(ClaimStep::Offer { offer: 1 }, state(false, None, 0, None), 3_000_000, 5);
+        assert_eq!((first.lapsed_at(), first.detail().as_str()), (None, "claim 1 given"));
+    }
+
+    /// B212: a claim being worked on is answered 503, so that the service delivers the
+    /// notification again; only a fulfilled order (or the claim itself) is acknowledged.
+    #[test]
+    fn b212_in_progress_is_answered_retry_later() {
+        assert_eq!(LedgerDecisionKind::InProgress.http_status(), 503);
+        assert_eq!(LedgerDecisionKind::AlreadyFulfilled.http_status(), 200);
+        assert_eq!(LedgerDecisionKind::Fulfil.http_status(), 200);
     }
 
     #[test]

@@ -2,6 +2,13 @@
 //! or a private network), tables in the configured schema, created or migrated under an
 //! advisory lock; each change is one transaction that locks the reference's row
 //! (`SELECT ... FOR UPDATE`).
+//!
+//! Time (ADR 0071): every lease is read and written on the database server's clock
+//! (`clock_timestamp()` in the statement that locks the row), so app servers whose clocks
+//! disagree still agree on whether a claim is live. Every statement and row-lock wait is bounded
+//! by the server (`statement_timeout`, `lock_timeout`, set at connect), connecting by
+//! `connect_timeout_ms` (TCP and start-up), and each operation by the ledger's deadline; a
+//! connection whose operation did not finish is closed, never pooled again.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -11,8 +18,8 @@ use tokio_postgres::types::Type;
 use tokio_postgres::{Client as PgClient, Config, GenericClient, NoTls};
 
 use super::{
-    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, OpenPage, PostgresOptions, Row,
-    SCHEMA_VERSION, claim_step, mark_step, storage,
+    Claim, ClaimRequest, ClaimState, ClaimStep, Claimed, EventRow, HolderStep, NewEvent, OpenPage, PostgresOptions,
+    Row, SCHEMA_VERSION, claim_step, holder_step, storage,
 };
 use crate::error::{Result, SikaError};
 use crate::safety::confirm::ExpectedPayment;
@@ -20,6 +27,11 @@ use crate::secret::SecretUrl;
 
 /// The schema of the tables unless configured.
 pub(super) const DEFAULT_SCHEMA: &str = "public";
+
+/// The database server's clock, in microseconds since the epoch: the one clock of the leases.
+/// `clock_timestamp()`, not `now()`: a transaction that waited for a row lock must not decide
+/// with the time it started at.
+const DB_NOW: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::bigint";
 
 pub(super) struct PgStore {
     config: Config,
@@ -30,6 +42,9 @@ pub(super) struct PgStore {
     prefix: String,
     idle: Mutex<Vec<PgClient>>,
     permits: Semaphore,
+    /// How long connecting may take in all (tokio-postgres's own timeout covers the TCP
+    /// connect only: a server that accepts and never answers hung the start-up).
+    connect_timeout: Duration,
     /// The runtime the ledger was opened on: every connection is made there and its task runs
     /// there, so a pooled connection keeps working when a later call runs on another runtime
     /// (a blocking client's, which nothing drives between its calls).
@@ -49,7 +64,18 @@ impl PgStore {
             )
         })?;
         let password = password.or_else(|| config.get_password().map(|p| String::from_utf8_lossy(p).into_owned()));
-        config.connect_timeout(Duration::from_millis(options.connect_timeout_ms.max(1)));
+        let connect_timeout = Duration::from_millis(options.connect_timeout_ms.max(1));
+        config.connect_timeout(connect_timeout);
+        // The server ends a statement or a lock wait that outlives the ledger's deadline itself,
+        // and a session left idle in a transaction (a worker frozen mid-change) releases its locks.
+        let timeout_ms = options.timeout_ms.max(1);
+        config.options(format!(
+            "-c statement_timeout={timeout_ms} -c lock_timeout={timeout_ms} \
+             -c idle_in_transaction_session_timeout={}",
+            timeout_ms.saturating_mul(2)
+        ));
+        // A peer that vanished (a partition) is noticed on idle pooled connections too.
+        config.keepalives(true).keepalives_idle(Duration::from_secs(30));
         let schema = options.schema.clone().unwrap_or_else(|| DEFAULT_SCHEMA.to_owned());
         if !is_identifier(&schema) {
             return Err(SikaError::invalid_input(
@@ -68,6 +94,7 @@ impl PgStore {
             schema,
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(max),
+            connect_timeout,
             tasks: tokio::runtime::Handle::current(),
         };
         store.migrate().await?;
@@ -115,7 +142,7 @@ impl PgStore {
                 // made on, and a connection made by a call on a blocking client's runtime
                 // (nothing drives it between calls) hung every later query on it (B165).
                 let config = self.config.clone();
-                let connected = self.tasks.spawn(async move {
+                let mut connected = self.tasks.spawn(async move {
                     let (client, connection) = config.connect(NoTls).await?;
                     // The connection's task ends when the client is dropped or the server goes away.
                     tokio::spawn(async move {
@@ -123,13 +150,21 @@ impl PgStore {
                     });
                     Ok::<_, tokio_postgres::Error>(client)
                 });
-                match connected.await {
-                    Ok(connected) => connected.map_err(|e| self.error(&e))?,
-                    Err(join) => return Err(storage(format!("connecting to PostgreSQL failed: {join}"))),
+                match tokio::time::timeout(self.connect_timeout, &mut connected).await {
+                    Ok(Ok(connected)) => connected.map_err(|e| self.error(&e))?,
+                    Ok(Err(join)) => return Err(storage(format!("connecting to PostgreSQL failed: {join}"))),
+                    Err(_elapsed) => {
+                        connected.abort();
+                        return Err(storage(format!(
+                            "connecting to PostgreSQL took longer than {} ms (connect_timeout_ms): the server \
+                             accepted no session",
+                            self.connect_timeout.as_millis()
+                        )));
+                    }
                 }
             }
         };
-        Ok(Pooled { store: self, client: Some(client), _permit: permit })
+        Ok(Pooled { store: self, client: Some(client), finished: false, _permit: permit })
     }
 
     async fn migrate(&self) -> Result<()> {
@@ -209,7 +244,9 @@ impl PgStore {
                 "the ledger's schema is version {version}, newer than this SDK's {SCHEMA_VERSION}: upgrade Sika"
             )));
         }
-        tx.commit().await.map_err(|e| self.error(&e))
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
+        Ok(())
     }
 
     pub(super) async fn expect(
@@ -248,13 +285,14 @@ impl PgStore {
         .await;
         let recorded = result.map_err(|e| self.error(&e))?;
         tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
         recorded.map(|(amount, currency)| super::recorded_expectation(&amount, currency)).transpose()
     }
 
     fn row_query(&self) -> String {
         format!(
             "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
-             claim_expires_at, claims_offered, fulfilled_at FROM {} WHERE reference = $1",
+             claim_expires_at, claims_offered, fulfilled_at, {DB_NOW} FROM {} WHERE reference = $1",
             self.t("sika_payments")
         )
     }
@@ -266,26 +304,28 @@ impl PgStore {
             .query_typed(&self.row_query(), &[(&reference, Type::TEXT)])
             .await
             .map_err(|e| self.error(&e))?;
+        pooled.finished = true;
         Ok(rows.first().map(read_row))
     }
 
     pub(super) async fn open_page(&self, page: OpenPage) -> Result<Vec<Row>> {
         let query = format!(
             "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
-             claim_expires_at, claims_offered, fulfilled_at FROM {} \
+             claim_expires_at, claims_offered, fulfilled_at, {DB_NOW} FROM {} \
              WHERE fulfilled_at IS NULL AND created_at <= $1 \
-             AND (claim_expires_at IS NULL OR claim_expires_at <= $2) \
-             AND (created_at > $3 OR (created_at = $3 AND reference > $4)) \
-             ORDER BY created_at, reference LIMIT $5",
+             AND (claim_expires_at IS NULL OR claim_expires_at <= {DB_NOW}) \
+             AND (created_at > $2 OR (created_at = $2 AND reference > $3)) \
+             ORDER BY created_at, reference LIMIT $4",
             self.t("sika_payments")
         );
         let mut pooled = self.connection().await?;
         let (after_created, after_reference) = page.after;
         let rows = pooled
             .client()
-            .query(&query, &[&page.created_before, &page.now, &after_created, &after_reference, &page.size])
+            .query(&query, &[&page.created_before, &after_created, &after_reference, &page.size])
             .await
             .map_err(|e| self.error(&e))?;
+        pooled.finished = true;
         Ok(rows.iter().map(read_row).collect())
     }
 
@@ -316,19 +356,21 @@ impl PgStore {
         }
         .await;
         result.map_err(|e| self.error(&e))?;
-        tx.commit().await.map_err(|e| self.error(&e))
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
+        Ok(())
     }
 
-    pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<ClaimStep> {
+    pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<Claimed> {
         let mut pooled = self.connection().await?;
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
         // Typed queries: one round trip each (no prepare), and one UPDATE: a webhook decision's
         // claim is 5 round trips with BEGIN and COMMIT (the ledger bench's "added" time).
-        let result: std::result::Result<Option<ClaimStep>, tokio_postgres::Error> = async {
+        let result: std::result::Result<Option<Claimed>, tokio_postgres::Error> = async {
             let rows = tx
                 .query_typed(
                     &format!(
-                        "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at FROM {} \
+                        "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at, {DB_NOW} FROM {} \
                          WHERE reference = $1 FOR UPDATE",
                         self.t("sika_payments")
                     ),
@@ -342,7 +384,10 @@ impl PgStore {
                 offers: row.get(2),
                 fulfilled_at: row.get(3),
             };
-            let step = claim_step(&state, request.now);
+            // The server's clock, read after the row lock was granted.
+            let now: i64 = row.get(4);
+            let step = claim_step(&state, now);
+            let claimed = Claimed::new(step, state, now, request.lease);
             let payments = self.t("sika_payments");
             match step {
                 ClaimStep::Offer { offer } => {
@@ -354,10 +399,10 @@ impl PgStore {
                         &[
                             (&reference, Type::TEXT),
                             (&request.token, Type::TEXT),
-                            (&request.lease_until, Type::INT8),
+                            (&claimed.lease_until, Type::INT8),
                             (&offer, Type::INT8),
                             (&request.status, Type::TEXT),
-                            (&request.now, Type::INT8),
+                            (&now, Type::INT8),
                         ],
                     )
                     .await?;
@@ -365,51 +410,60 @@ impl PgStore {
                 _ => {
                     tx.query_typed(
                         &format!("UPDATE {payments} SET last_status = $2, last_status_at = $3 WHERE reference = $1"),
-                        &[(&reference, Type::TEXT), (&request.status, Type::TEXT), (&request.now, Type::INT8)],
+                        &[(&reference, Type::TEXT), (&request.status, Type::TEXT), (&now, Type::INT8)],
                     )
                     .await?;
                 }
             }
-            let detail = match step {
-                ClaimStep::Offer { offer } => format!("claim {offer} given"),
-                _ => String::new(),
-            };
             self.insert_event(
                 &tx,
                 reference,
-                request.now,
+                now,
                 request.source.as_str(),
                 step.event_kind().as_str(),
                 Some(&request.status),
-                &detail,
+                &claimed.detail(),
             )
             .await?;
-            Ok(Some(step))
+            Ok(Some(claimed))
         }
         .await;
         let step = result.map_err(|e| self.error(&e))?;
-        let step = step.ok_or_else(|| storage(format!("the ledger has no record of `{reference}` to claim")))?;
+        let claimed = step.ok_or_else(|| storage(format!("the ledger has no record of `{reference}` to claim")))?;
         tx.commit().await.map_err(|e| self.error(&e))?;
-        Ok(step)
+        pooled.finished = true;
+        Ok(claimed)
     }
 
-    pub(super) async fn mark(&self, claim: &Claim, now: i64) -> Result<MarkStep> {
+    /// Whether `claim` is its reference's current claim, with the row locked for the change, and
+    /// the server's clock once the lock was granted.
+    async fn holder(
+        &self,
+        tx: &impl GenericClient,
+        claim: &Claim,
+    ) -> std::result::Result<(HolderStep, i64), tokio_postgres::Error> {
+        let rows = tx
+            .query_typed(
+                &format!(
+                    "SELECT claim_token, claims_offered, fulfilled_at, {DB_NOW} FROM {} WHERE reference = $1 FOR UPDATE",
+                    self.t("sika_payments")
+                ),
+                &[(&claim.reference, Type::TEXT)],
+            )
+            .await?;
+        let Some(row) = rows.first() else { return Ok((HolderStep::Lost, 0)) };
+        let token: Option<String> = row.get(0);
+        let step = holder_step(token.as_deref(), row.get(1), row.get::<_, Option<i64>>(2).is_some(), claim);
+        Ok((step, row.get(3)))
+    }
+
+    /// Marks the current claim fulfilled, at the server's time.
+    pub(super) async fn mark(&self, claim: &Claim, _now: i64) -> Result<HolderStep> {
         let mut pooled = self.connection().await?;
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
-        let result: std::result::Result<MarkStep, tokio_postgres::Error> = async {
-            let rows = tx
-                .query_typed(
-                    &format!(
-                        "SELECT claim_token, claims_offered, fulfilled_at FROM {} WHERE reference = $1 FOR UPDATE",
-                        self.t("sika_payments")
-                    ),
-                    &[(&claim.reference, Type::TEXT)],
-                )
-                .await?;
-            let Some(row) = rows.first() else { return Ok(MarkStep::Lost) };
-            let token: Option<String> = row.get(0);
-            let step = mark_step(token.as_deref(), row.get(1), row.get::<_, Option<i64>>(2).is_some(), claim);
-            if step == MarkStep::Marked {
+        let result: std::result::Result<HolderStep, tokio_postgres::Error> = async {
+            let (step, now) = self.holder(&tx, claim).await?;
+            if step == HolderStep::Current {
                 tx.query_typed(
                     &format!("UPDATE {} SET fulfilled_at = $2 WHERE reference = $1", self.t("sika_payments")),
                     &[(&claim.reference, Type::TEXT), (&now, Type::INT8)],
@@ -423,6 +477,57 @@ impl PgStore {
         .await;
         let step = result.map_err(|e| self.error(&e))?;
         tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
+        Ok(step)
+    }
+
+    /// Extends the current claim's lease to the server's now plus `lease`.
+    pub(super) async fn renew(&self, claim: &Claim, lease: i64, _now: i64) -> Result<(HolderStep, i64)> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<(HolderStep, i64), tokio_postgres::Error> = async {
+            let (step, now) = self.holder(&tx, claim).await?;
+            let until = now.saturating_add(lease);
+            if step == HolderStep::Current {
+                tx.query_typed(
+                    &format!("UPDATE {} SET claim_expires_at = $2 WHERE reference = $1", self.t("sika_payments")),
+                    &[(&claim.reference, Type::TEXT), (&until, Type::INT8)],
+                )
+                .await?;
+            }
+            Ok((step, until))
+        }
+        .await;
+        let renewed = result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
+        Ok(renewed)
+    }
+
+    /// Ends the current claim at the server's now, recorded with `reason`.
+    pub(super) async fn release(&self, claim: &Claim, reason: &str, _now: i64) -> Result<HolderStep> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<HolderStep, tokio_postgres::Error> = async {
+            let (step, now) = self.holder(&tx, claim).await?;
+            if step == HolderStep::Current {
+                tx.query_typed(
+                    &format!(
+                        "UPDATE {} SET claim_token = NULL, claim_expires_at = $2 WHERE reference = $1",
+                        self.t("sika_payments")
+                    ),
+                    &[(&claim.reference, Type::TEXT), (&now, Type::INT8)],
+                )
+                .await?;
+                let detail = format!("claim {} released: {reason}", claim.offer);
+                self.insert_event(&tx, &claim.reference, now, "release", "released", None, &detail).await?;
+            }
+            Ok(step)
+        }
+        .await;
+        let step = result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
         Ok(step)
     }
 
@@ -454,6 +559,7 @@ impl PgStore {
         .await;
         let found = result.map_err(|e| self.error(&e))?;
         tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
         Ok(found)
     }
 
@@ -487,10 +593,13 @@ impl PgStore {
     }
 }
 
-/// A pooled connection; back to the pool when dropped, unless the server closed it.
+/// A pooled connection; back to the pool when dropped after its operation finished, unless
+/// the server closed it. One dropped mid-operation (its deadline passed, or its caller was
+/// cancelled) is closed: its server may still be working, or frozen, on a half-sent change.
 struct Pooled<'a> {
     store: &'a PgStore,
     client: Option<PgClient>,
+    finished: bool,
     _permit: SemaphorePermit<'a>,
 }
 
@@ -502,7 +611,7 @@ impl Pooled<'_> {
 
 impl Drop for Pooled<'_> {
     fn drop(&mut self) {
-        if let Some(client) = self.client.take().filter(|c| !c.is_closed()) {
+        if let Some(client) = self.client.take().filter(|c| self.finished && !c.is_closed()) {
             self.store.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(client);
         }
     }
@@ -520,6 +629,7 @@ fn read_row(row: &tokio_postgres::Row) -> Row {
         claim_expires_at: row.get(7),
         claims_offered: row.get(8),
         fulfilled_at: row.get(9),
+        read_at: row.try_get(10).ok(),
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures_util::{StreamExt, stream};
 use tokio::time::Instant;
 
-use super::{EventSource, Ledger, LedgerDecision, OpenPage, Row, now_micros};
+use super::{EventSource, Ledger, LedgerDecision, OpenPage, Row};
 use crate::client::Client;
 use crate::error::{Result, SikaError};
 use crate::status::TransactionStatus;
@@ -112,7 +112,7 @@ impl Ledger {
 
     /// The references to check, oldest first, at most `limit`.
     async fn open_references(&self, options: &ReconcileOptions) -> Result<Vec<String>> {
-        let now = now_micros();
+        let now = self.now();
         let older_than = i64::try_from(options.older_than_ms.saturating_mul(1_000)).unwrap_or(i64::MAX);
         let limit = usize::try_from(options.limit).unwrap_or(usize::MAX);
         let mut references = Vec::new();
@@ -124,10 +124,14 @@ impl Ledger {
                 after: after.clone(),
                 size: i64::from(options.limit),
             };
-            let rows = match &*self.store().await? {
-                super::Store::Sqlite(s) => s.open_page(page).await?,
-                super::Store::Postgres(s) => s.open_page(page).await?,
-            };
+            let rows = self
+                .within(async {
+                    match &*self.store().await? {
+                        super::Store::Sqlite(s) => s.open_page(page).await,
+                        super::Store::Postgres(s) => s.open_page(page).await,
+                    }
+                })
+                .await?;
             let full_page = rows.len() == limit;
             if let Some(last) = rows.last() {
                 after = (last.created_at, last.reference.clone());

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
 use super::{
-    Claim, ClaimRequest, ClaimState, ClaimStep, EventRow, MarkStep, NewEvent, OpenPage, Row, SCHEMA_VERSION,
-    claim_step, mark_step, storage,
+    Claim, ClaimRequest, ClaimState, ClaimStep, Claimed, EventRow, HolderStep, NewEvent, OpenPage, Row, SCHEMA_VERSION,
+    claim_step, holder_step, storage,
 };
 use crate::error::Result;
 use crate::safety::confirm::ExpectedPayment;
@@ -166,7 +166,9 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<ClaimStep> {
+    /// Leases are on this process's clock: a SQLite file is one machine's, whose processes
+    /// share one wall clock (a step of that clock moves every lease with it).
+    pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<Claimed> {
         let (reference, request) = (reference.to_owned(), request.clone());
         self.run(move |c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -184,21 +186,18 @@ impl SqliteStore {
                 },
             )?;
             let step = claim_step(&state, request.now);
+            let claimed = Claimed::new(step, state, request.now, request.lease);
             if let ClaimStep::Offer { offer } = step {
                 tx.execute(
                     "UPDATE sika_payments SET claim_token = ?2, claim_expires_at = ?3, claims_offered = ?4 \
                      WHERE reference = ?1",
-                    params![reference, request.token, request.lease_until, offer],
+                    params![reference, request.token, claimed.lease_until, offer],
                 )?;
             }
             tx.execute(
                 "UPDATE sika_payments SET last_status = ?2, last_status_at = ?3 WHERE reference = ?1",
                 params![reference, request.status, request.now],
             )?;
-            let detail = match step {
-                ClaimStep::Offer { offer } => format!("claim {offer} given"),
-                _ => String::new(),
-            };
             insert_event(
                 &tx,
                 &reference,
@@ -206,40 +205,65 @@ impl SqliteStore {
                 request.source.as_str(),
                 step.event_kind().as_str(),
                 Some(&request.status),
-                &detail,
+                &claimed.detail(),
             )?;
             tx.commit()?;
-            Ok(step)
+            Ok(claimed)
         })
         .await
     }
 
-    pub(super) async fn mark(&self, claim: &Claim, now: i64) -> Result<MarkStep> {
+    pub(super) async fn mark(&self, claim: &Claim, now: i64) -> Result<HolderStep> {
         let claim = claim.clone();
         self.run(move |c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let current = tx
-                .query_row(
-                    "SELECT claim_token, claims_offered, fulfilled_at FROM sika_payments WHERE reference = ?1",
-                    params![claim.reference],
-                    |row| {
-                        Ok((
-                            row.get::<_, Option<String>>(0)?,
-                            row.get::<_, i64>(1)?,
-                            row.get::<_, Option<i64>>(2)?.is_some(),
-                        ))
-                    },
-                )
-                .optional()?;
-            let Some((token, offer, fulfilled)) = current else { return Ok(MarkStep::Lost) };
-            let step = mark_step(token.as_deref(), offer, fulfilled, &claim);
-            if step == MarkStep::Marked {
+            let step = holder(&tx, &claim)?;
+            if step == HolderStep::Current {
                 tx.execute(
                     "UPDATE sika_payments SET fulfilled_at = ?2 WHERE reference = ?1",
                     params![claim.reference, now],
                 )?;
                 let detail = format!("claim {} marked", claim.offer);
                 insert_event(&tx, &claim.reference, now, "mark_fulfilled", "fulfilled", None, &detail)?;
+                tx.commit()?;
+            }
+            Ok(step)
+        })
+        .await
+    }
+
+    /// Extends the lease of the current claim to `now + lease`; gives the step and the new end.
+    pub(super) async fn renew(&self, claim: &Claim, lease: i64, now: i64) -> Result<(HolderStep, i64)> {
+        let claim = claim.clone();
+        self.run(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let step = holder(&tx, &claim)?;
+            let until = now.saturating_add(lease);
+            if step == HolderStep::Current {
+                tx.execute(
+                    "UPDATE sika_payments SET claim_expires_at = ?2 WHERE reference = ?1",
+                    params![claim.reference, until],
+                )?;
+                tx.commit()?;
+            }
+            Ok((step, until))
+        })
+        .await
+    }
+
+    /// Ends the current claim now (no token is current after it), recorded with `reason`.
+    pub(super) async fn release(&self, claim: &Claim, reason: &str, now: i64) -> Result<HolderStep> {
+        let (claim, reason) = (claim.clone(), reason.to_owned());
+        self.run(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let step = holder(&tx, &claim)?;
+            if step == HolderStep::Current {
+                tx.execute(
+                    "UPDATE sika_payments SET claim_token = NULL, claim_expires_at = ?2 WHERE reference = ?1",
+                    params![claim.reference, now],
+                )?;
+                let detail = format!("claim {} released: {reason}", claim.offer);
+                insert_event(&tx, &claim.reference, now, "release", "released", None, &detail)?;
                 tx.commit()?;
             }
             Ok(step)
@@ -272,6 +296,21 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// Whether `claim` is its reference's current claim, read inside the change's transaction.
+fn holder(tx: &rusqlite::Transaction<'_>, claim: &Claim) -> rusqlite::Result<HolderStep> {
+    let current = tx
+        .query_row(
+            "SELECT claim_token, claims_offered, fulfilled_at FROM sika_payments WHERE reference = ?1",
+            params![claim.reference],
+            |row| {
+                Ok((row.get::<_, Option<String>>(0)?, row.get::<_, i64>(1)?, row.get::<_, Option<i64>>(2)?.is_some()))
+            },
+        )
+        .optional()?;
+    Ok(current
+        .map_or(HolderStep::Lost, |(token, offer, fulfilled)| holder_step(token.as_deref(), offer, fulfilled, claim)))
 }
 
 /// Creates the tables or checks their version, in one `BEGIN IMMEDIATE` transaction (so two
@@ -323,6 +362,7 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
         claim_expires_at: row.get(7)?,
         claims_offered: row.get(8)?,
         fulfilled_at: row.get(9)?,
+        read_at: None,
     })
 }
 

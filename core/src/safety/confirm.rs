@@ -20,6 +20,15 @@ pub struct ExpectedPayment {
 }
 
 to_json_methods!(ExpectedPayment);
+
+impl ExpectedPayment {
+    /// `InvalidInput` when the order's expectation cannot be checked (an amount not above
+    /// zero, a currency that is not three letters), as `confirm_payment` and `handle_webhook`
+    /// refuse it before anything is sent: for a caller that checks it before a wait.
+    pub fn validate(&self) -> Result<()> {
+        validate_expected(self)
+    }
+}
 from_json_functions!(expected_payment_from_json => ExpectedPayment);
 
 /// The outcome of checking a verified transaction against the order. Ship only on `Confirmed`.

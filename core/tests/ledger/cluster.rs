@@ -95,6 +95,29 @@ impl Cluster {
         self.run_ok("pg_ctl", &["-D", path_str(&data), "-m", "immediate", "-w", "stop"]);
     }
 
+    /// Freezes the server and every backend (SIGSTOP), a stand-in for a partition or a stalled
+    /// machine: connections stay open and nothing answers.
+    pub fn freeze(&self) {
+        self.signal_all("-STOP");
+    }
+
+    /// Lets a frozen server go on (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal_all("-CONT");
+    }
+
+    fn signal_all(&self, signal: &str) {
+        let pid_file = std::fs::read_to_string(self.data().join("postmaster.pid")).expect("postmaster.pid");
+        let postmaster = pid_file.lines().next().expect("the postmaster's pid").trim().to_owned();
+        // The backends first, then the postmaster (which would start no new one while stopped).
+        let children = Command::new("pgrep").args(["-P", &postmaster]).output().expect("pgrep");
+        let mut pids: Vec<String> =
+            String::from_utf8_lossy(&children.stdout).split_whitespace().map(str::to_owned).collect();
+        pids.push(postmaster);
+        let status = Command::new("kill").arg(signal).args(&pids).status().expect("kill");
+        assert!(status.success(), "kill {signal} {pids:?}");
+    }
+
     fn command(&self, program: &str) -> Command {
         let program = self.bin.join(program);
         match &self.user {

@@ -228,7 +228,8 @@ async fn b132_an_unmarked_claim_is_offered_again_once_and_the_lost_claim_is_clai
     // Within the lease: in progress, for every caller.
     let during = b.settle(&client, "B132-1").await.expect("decision");
     assert_eq!(during.kind(), LedgerDecisionKind::InProgress, "{during:?}");
-    assert_eq!(during.http_status(), 200);
+    // Answered 503 (ADR 0071): the service delivers it again, and is then answered for the outcome.
+    assert_eq!(during.http_status(), 503);
 
     // The worker holding it "crashed": after the lease, exactly one of many callers gets it.
     tokio::time::sleep(Duration::from_millis(LEASE_MS + 100)).await;
@@ -491,7 +492,7 @@ async fn b137_storage_failures_are_typed_and_never_fulfil(backend: Backend) {
         None => {
             // Another connection holds the write lock past the busy timeout.
             let path = db.dir.join("ledger.db");
-            let options = SqliteOptions { busy_timeout_ms: 200, lease_ms: LONG_LEASE_MS };
+            let options = SqliteOptions { busy_timeout_ms: 200, lease_ms: LONG_LEASE_MS, ..Default::default() };
             let short = Ledger::sqlite_with(&path, options).await.expect("opens");
             let (locked_tx, locked_rx) = std::sync::mpsc::channel();
             let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
@@ -778,3 +779,6 @@ on_both!(b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_
 
 // After `on_both!`, which it uses.
 mod reconcile;
+
+// Last: its tests use `on_both!` and the helpers above.
+mod time;

@@ -164,7 +164,7 @@ async fn b169_reconcile_survives_the_database_stopping_mid_run(backend: Backend)
     let ledger = Arc::new(match backend {
         Backend::Postgres => db.open(LONG_LEASE_MS).await,
         Backend::Sqlite => {
-            let options = SqliteOptions { busy_timeout_ms: 200, lease_ms: LONG_LEASE_MS };
+            let options = SqliteOptions { busy_timeout_ms: 200, lease_ms: LONG_LEASE_MS, ..Default::default() };
             Ledger::sqlite_with(db.dir.join("ledger.db"), options).await.expect("opens")
         }
     });

@@ -118,3 +118,52 @@ pub fn read_until<R: Read + Send + 'static>(
         }
     }
 }
+
+/// One call of the sandbox (its control API, `/__sandbox/...`, or with [`KEY`] its service API)
+/// over a plain socket: the status and the body of the answer.
+pub fn control(url: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    use std::io::Write;
+    let address = url.strip_prefix("http://").expect("an http:// sandbox URL").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).expect("connect to the sandbox");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("read timeout");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {KEY}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("send to the sandbox");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read the sandbox's answer");
+    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).expect("a status line");
+    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+/// Runs `command` to its end within `limit` (killed and failed after it), with its output.
+pub fn output_within(command: &mut Command, limit: Duration) -> Output {
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let (mut stdout, mut stderr) = (child.stdout.take().expect("stdout"), child.stderr.take().expect("stderr"));
+    let out = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    let err = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stderr.read_to_end(&mut bytes);
+        bytes
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the command did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output { status, stdout: out.join().expect("stdout"), stderr: err.join().expect("stderr") }
+}

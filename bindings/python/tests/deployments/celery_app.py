@@ -49,8 +49,11 @@ def reconcile_payments(older_than_ms: int = 60_000) -> dict[str, Any]:
     fulfilled = []
     for payment in report.checked:
         if isinstance(payment.decision, sika.LedgerDecision.FULFIL):
-            orders.ship(payment.reference)
-            ledger.mark_fulfilled(payment.decision.claim)
+            try:
+                with ledger.fulfilment(payment.decision.claim):   # renewed first: still this run's?
+                    orders.ship(payment.reference)
+            except sika.SikaError.ClaimLost:
+                continue  # its lease ended while earlier ones shipped, and another caller has it
             fulfilled.append(payment.reference)
     # Plain data for the result backend: the report holds decisions, not data (ADR 0056).
     return {

@@ -91,7 +91,7 @@ async def place_order(request: Request):
 async def sika_ledger_webhook(request: Request) -> Response:
     decision = await ledger.handle_webhook(client, await request.body())
     if isinstance(decision, sika.LedgerDecision.FULFIL):
-        await orders.ship(decision.claim.reference)    # this call alone holds the claim
-        await ledger.mark_fulfilled(decision.claim)
+        async with ledger.fulfilment(decision.claim):      # renewed while it runs, marked at its end
+            await orders.ship(decision.claim.reference)    # this call alone holds the claim
     return Response(status_code=decision.http_status())
 # README: FastAPI ledger webhook handler (end)

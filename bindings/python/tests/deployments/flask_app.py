@@ -88,7 +88,7 @@ def place_order():
 def sika_ledger_webhook():
     decision = ledger.handle_webhook(client, request.get_data())
     if isinstance(decision, sika.LedgerDecision.FULFIL):
-        orders.ship(decision.claim.reference)          # this call alone holds the claim
-        ledger.mark_fulfilled(decision.claim)
+        with ledger.fulfilment(decision.claim):          # renewed while it runs, marked at its end
+            orders.ship(decision.claim.reference)        # this call alone holds the claim
     return "", decision.http_status()
 # README: Flask ledger webhook handler (end)

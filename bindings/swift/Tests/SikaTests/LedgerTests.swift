@@ -4,7 +4,8 @@ import XCTest
 
 /// B140: the exported ledger (ADR 0050) gives exactly one `fulfil` for a notification delivered
 /// many times at once (SQLite): 32 concurrent tasks through `Ledger`; every other answer is
-/// "already fulfilled" or "in progress" (HTTP 200), and the record says one claim, marked.
+/// "already fulfilled" (HTTP 200) or "in progress" (HTTP 503: the service delivers again, ADR
+/// 0071), and the record says one claim, marked.
 final class LedgerTests: XCTestCase {
     var sandbox: Sandbox!
     var directory: URL!
@@ -49,7 +50,9 @@ final class LedgerTests: XCTestCase {
         let fulfils = answers.filter { if case .fulfil = $0 { true } else { false } }
         XCTAssertEqual(fulfils.count, 1, "\(answers)")
         for answer in answers {
-            XCTAssertEqual(answer.httpStatus(), 200, "\(answer)")
+            // "In progress" is answered 503, so the service delivers again (ADR 0071).
+            let expected: Int32 = if case .inProgress = answer { 503 } else { 200 }
+            XCTAssertEqual(answer.httpStatus(), expected, "\(answer)")
             switch answer {
             case .fulfil, .alreadyFulfilled, .inProgress: break
             case .decided: XCTFail("a paid order decided without a claim: \(answer)")
@@ -63,6 +66,54 @@ final class LedgerTests: XCTestCase {
     /// B165: `reconcile` over paid, pending and failed payments (SQLite): the paid one is
     /// `fulfil` once, the second run checks only the pending one. B166: `limit` 0 is
     /// `InvalidInput` naming it.
+    /// B218, B219 (ADR 0071): a shipment three times longer than the lease, in `fulfil`, ships
+    /// once (every delivery meanwhile "in progress", 503, and the claim marked at the end); one
+    /// that throws gives the claim back, so the very next caller is offered it (offer 2), with
+    /// no wait for the 5-minute lease.
+    func testB218B219FulfilRenewsWhileItRunsAndGivesTheClaimBackWhenItThrows() async throws {
+        let client = try sandbox.client()
+        let path = directory.appendingPathComponent("fulfil.db").path
+        let ledger = try Ledger.sqlite(path: path, options: LedgerOptions(leaseMs: 600))
+        let other = try Ledger.sqlite(path: path)
+        let order = ExpectedPayment(amount: Amount("100.10"), currency: "GHS")
+        for reference in ["B218-SWIFT", "B219-SWIFT"] {
+            try await sandbox.seedTransaction(try transactionObject(reference: reference, status: "successful", amount: "100.10"))
+            try await ledger.expect(reference: reference, expected: order)
+        }
+        guard case .fulfil(let claim, _) = try await ledger.settle(client: client, reference: "B218-SWIFT") else {
+            return XCTFail("no claim")
+        }
+        var shipped = 0
+        try await ledger.fulfil(claim) { held in
+            for _ in 0..<6 {
+                try await Task.sleep(nanoseconds: 300_000_000)
+                let during = try await other.handleWebhook(client: client, body: notification(held.reference))
+                XCTAssertEqual(during.httpStatus(), 503, "\(during)")
+            }
+            shipped += 1
+        }
+        XCTAssertEqual(shipped, 1)
+        let record = try await ledger.payment(reference: "B218-SWIFT")
+        XCTAssertEqual(record?.claimsOffered, 1, "\(String(describing: record))")
+        XCTAssertNotNil(record?.fulfilledAt)
+
+        struct CarrierDown: Error {}
+        guard case .fulfil(let first, _) = try await other.settle(client: client, reference: "B219-SWIFT") else {
+            return XCTFail("no claim")
+        }
+        do {
+            try await other.fulfil(first) { _ in throw CarrierDown() }
+            XCTFail("the block's error goes on")
+        } catch is CarrierDown {}
+        guard case .fulfil(let second, _) = try await ledger.settle(client: client, reference: "B219-SWIFT") else {
+            return XCTFail("a released claim is offered at once")
+        }
+        XCTAssertEqual(second.offer, 2)
+        try await ledger.fulfil(second) { _ in }
+        let after = try await other.settle(client: client, reference: "B219-SWIFT")
+        guard case .alreadyFulfilled = after else { return XCTFail("\(after)") }
+    }
+
     func testB165ReconcileFulfilsEachPaidPaymentOnce() async throws {
         let client = try sandbox.client()
         let ledger = try Ledger.sqlite(path: directory.appendingPathComponent("reconcile.db").path)

@@ -48,6 +48,11 @@ pub fn added(namespace: &Namespace) -> Vec<Added> {
     added.push(Added::member("Client", close));
     added.push(Added::member("Client", "async def __aenter__(self) -> Client: ..."));
     added.push(Added::member("Client", "async def __aexit__(self, *exc_info: object) -> None: ..."));
+    // The ledgers' fulfilment blocks (fulfilment.py, ADR 0071).
+    let fulfilment = "def fulfilment(self, claim: Claim) -> typing.ContextManager[Claim]:\n    \"\"\"Fulfils the claim's order in a `with` block: renews the claim while it runs, marks it fulfilled when it ends, gives it back when it raises.\"\"\"\n    ...";
+    added.push(Added::member("BlockingLedger", fulfilment));
+    let fulfilment = "def fulfilment(self, claim: Claim) -> typing.AsyncContextManager[Claim]:\n    \"\"\"Fulfils the claim's order in an `async with` block: renews the claim while it runs, marks it fulfilled when it ends, gives it back when it raises.\"\"\"\n    ...";
+    added.push(Added::member("Ledger", fulfilment));
     for definition in &namespace.type_definitions {
         match definition {
             TypeDefinition::Record(record) if !record.fields.is_empty() => {

@@ -28,6 +28,7 @@ from . import (
     defaults,
     enum_writes,
     errors,
+    fulfilment,
     gil,
     lifecycle,
     objects,
@@ -47,6 +48,7 @@ errors.install(_ffi, _meta.ERRORS)
 objects.install(_ffi, _meta.OBJECTS)
 lifecycle.install(_ffi, _meta.OBJECTS)
 blocking.install(_ffi)
+fulfilment.install(_ffi)
 records.install(_ffi, _meta)
 decisions.install(_ffi, _meta.DATA_ENUMS)
 amounts.install(_ffi, _meta.RECORDS)

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.TestInstance
 /**
  * B140: the exported ledger (ADR 0050) gives exactly one `Fulfil` for a notification delivered
  * many times at once (SQLite): 32 threads (each in `runBlocking`), and 32 coroutines, through
- * the suspend `Ledger`; every other answer is "already fulfilled" or "in progress" (HTTP 200).
+ * the suspend `Ledger`; every other answer is "already fulfilled" (HTTP 200) or "in progress"
+ * (HTTP 503, so the service delivers again: ADR 0071).
  * B193: the same through `BlockingLedger` and `BlockingClient` on plain threads (ADR 0066).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -50,6 +51,9 @@ class LedgerTest {
         }
     }
 
+    /** 503 for "in progress" (the service delivers again, ADR 0071), 200 for the others here. */
+    private fun expectedStatus(decision: LedgerDecision) = if (decision is LedgerDecision.InProgress) 503 else 200
+
     private fun notification(reference: String) = """{"event":"charge.success","data":{"reference":"$reference"}}""".toByteArray()
 
     @Test
@@ -67,7 +71,7 @@ class LedgerTest {
             }
         }
         assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
-        assertTrue(answers.all { it.httpStatus() == 200 }, "$answers")
+        assertTrue(answers.all { it.httpStatus() == expectedStatus(it) }, "$answers")
         assertTrue(answers.all { it is LedgerDecision.Fulfil || it is LedgerDecision.AlreadyFulfilled || it is LedgerDecision.InProgress })
         runBlocking {
             val record = ledger.payment(reference)
@@ -95,8 +99,57 @@ class LedgerTest {
             }.awaitAll()
         }
         assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
-        assertTrue(answers.all { it.acknowledge() }, "$answers")
+        assertTrue(answers.all { it.acknowledge() == (it !is LedgerDecision.InProgress) }, "$answers")
         assertNotNull(ledger.payment(reference)!!.fulfilledAt)
+    }
+
+    /**
+     * B218, B219 (ADR 0071): a shipment three times longer than the lease, in `fulfil`, ships once
+     * (every delivery meanwhile "in progress", 503; the claim marked at the end); one that throws
+     * gives the claim back, so the very next caller is offered it (offer 2) with no wait for the
+     * 5-minute lease. Through the suspend `Ledger` and through `BlockingLedger` on a thread.
+     */
+    @Test
+    fun testB218B219FulfilRenewsWhileItRunsAndGivesTheClaimBackWhenItThrows() = runBlocking<Unit> {
+        val client = sandbox.client()
+        val path = dir.resolve("fulfil.db").path
+        val ledger = Ledger.sqlite(path, LedgerOptions(leaseMs = 600L))
+        val other = Ledger.sqlite(path)
+        val blocking = BlockingLedger.sqlite(path, LedgerOptions(leaseMs = 600L))
+        for (reference in listOf("B218-KT", "B218-KT-BLOCKING", "B219-KT")) {
+            sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
+            ledger.expect(reference, order)
+        }
+        var shipped = 0
+        val claim = (ledger.settle(client, "B218-KT") as LedgerDecision.Fulfil).claim
+        ledger.fulfil(claim) { held ->
+            repeat(6) {
+                kotlinx.coroutines.delay(300)
+                assertEquals(503, other.handleWebhook(client, notification(held.reference)).httpStatus())
+            }
+            shipped += 1
+        }
+        assertEquals(1, shipped)
+        assertEquals(1L, ledger.payment("B218-KT")!!.claimsOffered)
+        assertNotNull(ledger.payment("B218-KT")!!.fulfilledAt)
+
+        val blockingClient = sandbox.blockingClient()
+        val blockingClaim = (blocking.settle(blockingClient, "B218-KT-BLOCKING") as LedgerDecision.Fulfil).claim
+        blocking.fulfil(blockingClaim) { held ->
+            repeat(6) {
+                Thread.sleep(300)
+                assertEquals(503, runBlocking { other.settle(client, held.reference) }.httpStatus())
+            }
+        }
+        assertNotNull(ledger.payment("B218-KT-BLOCKING")!!.fulfilledAt)
+
+        val first = (other.settle(client, "B219-KT") as LedgerDecision.Fulfil).claim
+        val thrown = runCatching { other.fulfil(first) { throw java.io.IOException("carrier down") } }.exceptionOrNull()
+        assertInstanceOf(java.io.IOException::class.java, thrown)
+        val second = (ledger.settle(client, "B219-KT") as LedgerDecision.Fulfil).claim
+        assertEquals(2L, second.offer)
+        ledger.fulfil(second) {}
+        assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, other.settle(client, "B219-KT"))
     }
 
     /**
@@ -176,7 +229,7 @@ class LedgerTest {
                     }
                 }
                 assertEquals(1, answers.count { it is LedgerDecision.Fulfil }, "$answers")
-                assertTrue(answers.all { it.httpStatus() == 200 }, "$answers")
+                assertTrue(answers.all { it.httpStatus() == expectedStatus(it) }, "$answers")
                 assertEquals(1L, ledger.payment(reference)!!.claimsOffered)
                 assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, ledger.settle(client, reference))
 

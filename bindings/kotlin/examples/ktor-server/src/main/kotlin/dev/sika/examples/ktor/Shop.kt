@@ -99,7 +99,7 @@ fun Application.shop(client: Client, ledger: Ledger, orders: Orders = Orders()) 
                 }
                 is LedgerDecision.Decided ->
                     (decision.decision as? WebhookDecision.Investigate)?.let { log.warn("webhook: {}", it.reason) }
-                else -> {} // AlreadyFulfilled, InProgress (another delivery holds the claim): 200
+                else -> {} // AlreadyFulfilled (200); InProgress (another delivery holds the claim): 503, delivered again
             }
             call.respond(HttpStatusCode.fromValue(decision.httpStatus()))
         }
