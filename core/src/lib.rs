@@ -80,11 +80,13 @@ pub use models::{
 };
 pub use rust_decimal::Decimal;
 pub use safety::await_status::{AwaitOptions, Cancellation};
-pub use safety::confirm::{ExpectedPayment, PaymentCheck, check_payment, expected_payment_from_json};
+pub use safety::confirm::{
+    ExpectedPayment, PaymentCheck, check_payment, expected_payment_from_json, payment_check_from_json,
+};
 pub use safety::phone::normalize_phone_number;
 pub use safety::webhook::{
     CHARGE_SUCCESS, MAX_WEBHOOK_BYTES, MAX_WEBHOOK_DEPTH, WebhookDecision, WebhookDecisionKind, WebhookEvent,
-    parse_webhook_event, webhook_event_from_json,
+    parse_webhook_event, webhook_decision_from_json, webhook_event_from_json,
 };
 pub use scrub::{MAX_LOG_MESSAGE_CHARS, MAX_TEXT_CHARS, escape_controls};
 pub use secret::{SecretKey, SecretUrl};

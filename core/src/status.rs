@@ -92,9 +92,11 @@ impl fmt::Display for TransactionStatus {
     }
 }
 
-/// What a merchant is expected to do for a status (the spec's "action" column).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What a merchant is expected to do for a status (the spec's "action" column). In a decision's
+/// JSON (`PaymentCheck::to_json`) it is its name in capitals: `"INVESTIGATE"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum MerchantAction {
     /// Successful: process the order and send a confirmation.
     FulfilOrder,

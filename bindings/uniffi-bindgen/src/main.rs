@@ -20,6 +20,7 @@ mod generate;
 mod patch;
 mod python;
 mod python_stub;
+mod serialized;
 mod swift_codable;
 
 use std::process::ExitCode;

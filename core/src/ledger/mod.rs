@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::{Result, SikaError};
-use crate::models::json::{from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
+use crate::models::json::{self, from_json_functions, optional_timestamp_text, timestamp_text, to_json_methods};
 use crate::models::{ChargeRequest, ChargeResponse, Transaction};
 use crate::process::PerProcess;
 use crate::safety::confirm::{self, ExpectedPayment};
@@ -140,8 +140,13 @@ from_json_functions!(claim_from_json => Claim);
 
 /// What the ledger decided for a notification or a settle call, and how to answer it
 /// (`http_status()`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// As JSON (`to_json()`, read back by `ledger_decision_from_json`): the variant's name in
+/// capitals under `outcome`, then its fields (ADR 0080); a recorded decision holds the client's
+/// in its own shape: `{"outcome":"DECIDED","decision":{"outcome":"REJECT","reason":"..."}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum LedgerDecision {
     /// Verified paid, in full, and this caller holds the claim: fulfil the order, then
     /// [`Ledger::mark_fulfilled`].
@@ -156,6 +161,7 @@ pub enum LedgerDecision {
         /// The order's reference.
         reference: String,
         /// When it was marked fulfilled.
+        #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
         fulfilled_at: Timestamp,
     },
     /// Another caller holds a live claim: nothing to do now, and the notification is answered
@@ -165,6 +171,7 @@ pub enum LedgerDecision {
         /// The order's reference.
         reference: String,
         /// When the other caller's lease ends.
+        #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
         lease_expires_at: Timestamp,
     },
     /// The client's own decision, recorded: `Investigate`, `Ignore`, `RetryLater` or `Reject`
@@ -172,9 +179,13 @@ pub enum LedgerDecision {
     /// A reference the ledger does not expect is `Reject` (nothing is sent to the service then).
     Decided {
         /// The decision, as [`Client::handle_webhook`] makes it.
+        #[serde(serialize_with = "json::nested_decision", deserialize_with = "json::nested_decision_from_text")]
         decision: WebhookDecision,
     },
 }
+
+to_json_methods!(decisions: LedgerDecision);
+from_json_functions!(decisions: ledger_decision_from_json => LedgerDecision);
 
 /// The kind of a [`LedgerDecision`], without its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1094,6 +1105,73 @@ mod tests {
 
     /// B40: the ledger's records are data, as the other records: the core's JSON with ISO 8601
     /// times, the events' texts as stored, the amount as an exact decimal, and read back equal.
+    /// B261: every decision writes its kind under `outcome` (a recorded one holds the client's in
+    /// its own shape, times as the records' ISO text) and reads back equal (ADR 0080).
+    #[test]
+    fn b261_decisions_write_their_kind_and_read_back() {
+        let transaction = crate::decode::transaction_response(
+            200,
+            &std::fs::read(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/fixtures/json_shapes/transaction_response.json"
+            ))
+            .expect("fixture"),
+        )
+        .expect("decodes");
+        let claim = Claim {
+            reference: "ORDER-1001".to_owned(),
+            token: "token-1".to_owned(),
+            offer: 1,
+            lease_expires_at: time("2024-05-01T12:05:00.5Z"),
+        };
+        let webhook = [
+            WebhookDecision::Fulfil { transaction: transaction.clone() },
+            WebhookDecision::Investigate { transaction: transaction.clone(), reason: "short".to_owned() },
+            WebhookDecision::Ignore { reason: "another event".to_owned() },
+            WebhookDecision::RetryLater { reason: "pending".to_owned() },
+            WebhookDecision::Reject { reason: "no reference".to_owned() },
+        ];
+        let mut outcomes = Vec::new();
+        for decision in &webhook {
+            let json: serde_json::Value = serde_json::from_str(&decision.to_json()).expect("JSON");
+            outcomes.push(json["outcome"].as_str().expect("outcome").to_owned());
+            assert_eq!(webhook::webhook_decision_from_json(decision.to_json()).expect("reads back"), *decision);
+        }
+        assert_eq!(outcomes, ["FULFIL", "INVESTIGATE", "IGNORE", "RETRY_LATER", "REJECT"]);
+        assert_eq!(webhook[3].to_json(), r#"{"outcome":"RETRY_LATER","reason":"pending"}"#);
+        let ledger = [
+            LedgerDecision::Fulfil { claim: claim.clone(), transaction },
+            LedgerDecision::AlreadyFulfilled {
+                reference: "ORDER-1".to_owned(),
+                fulfilled_at: time("2024-05-01T12:00:00Z"),
+            },
+            LedgerDecision::InProgress {
+                reference: "ORDER-1".to_owned(),
+                lease_expires_at: time("2024-05-01T12:05:00.000001Z"),
+            },
+            LedgerDecision::Decided { decision: webhook[4].clone() },
+        ];
+        for decision in &ledger {
+            assert_eq!(ledger_decision_from_json(decision.to_json()).expect("reads back"), *decision);
+        }
+        let fulfil: serde_json::Value = serde_json::from_str(&ledger[0].to_json()).expect("JSON");
+        assert_eq!(fulfil["outcome"], "FULFIL");
+        assert_eq!(fulfil["claim"]["lease_expires_at"], "2024-05-01T12:05:00.500Z");
+        assert_eq!(fulfil["transaction"]["amount"], "100.10");
+        assert_eq!(
+            ledger[1].to_json(),
+            r#"{"outcome":"ALREADY_FULFILLED","reference":"ORDER-1","fulfilled_at":"2024-05-01T12:00:00.000Z"}"#
+        );
+        assert_eq!(
+            ledger[2].to_json(),
+            r#"{"outcome":"IN_PROGRESS","reference":"ORDER-1","lease_expires_at":"2024-05-01T12:05:00.000001Z"}"#
+        );
+        assert_eq!(
+            ledger[3].to_json(),
+            r#"{"outcome":"DECIDED","decision":{"outcome":"REJECT","reason":"no reference"}}"#
+        );
+    }
+
     #[test]
     fn b40_the_ledgers_records_write_and_read_back_the_cores_json() {
         let event = PaymentEvent {

@@ -85,15 +85,22 @@ pub(crate) fn to_text<T: serde::Serialize>(record: &T) -> String {
     serde_json::to_string(record).expect("a record of text, numbers and booleans always serialises")
 }
 
-/// Adds `to_json()` to records (exported to every language with the `uniffi` feature).
+/// Adds `to_json()` to records (exported to every language with the `uniffi` feature); with
+/// `decisions:` first, to decisions, written by [`decision_text`].
 macro_rules! to_json_methods {
-    ($($record:ty),* $(,)?) => {$(
+    (decisions: $($decision:ty),* $(,)?) => {
+        $crate::models::json::to_json_methods!(@with $crate::models::json::decision_text; $($decision),*);
+    };
+    ($($record:ty),* $(,)?) => {
+        $crate::models::json::to_json_methods!(@with $crate::models::json::to_text; $($record),*);
+    };
+    (@with $writer:path; $($record:ty),*) => {$(
         impl $record {
             /// The record as JSON text, for storing and logging: the service's field names and
             /// texts, amounts as exact decimal strings (`"100.10"`), timestamps as ISO 8601 UTC.
             /// The same text in every language.
             pub fn to_json(&self) -> String {
-                $crate::models::json::to_text(self)
+                $writer(self)
             }
         }
 
@@ -125,17 +132,82 @@ pub(crate) fn from_text<T: DeserializeOwned>(json: &str, record: &str) -> Result
         .map_err(|error| SikaError::invalid_input("json", format!("not the JSON text of a {record}: {error}")))
 }
 
-/// Exports `<record>_from_json(json)`, the reader of each record's `to_json()` text.
+/// Exports `<record>_from_json(json)`, the reader of each record's `to_json()` text; with
+/// `decisions:` first, of each decision's (read by [`decision_from_text`]).
 macro_rules! from_json_functions {
-    ($($function:ident => $record:ident),* $(,)?) => {$(
+    (decisions: $($function:ident => $record:ident),* $(,)?) => {
+        $crate::models::json::from_json_functions!(@with $crate::models::json::decision_from_text; $($function => $record),*);
+    };
+    ($($function:ident => $record:ident),* $(,)?) => {
+        $crate::models::json::from_json_functions!(@with $crate::models::json::from_text; $($function => $record),*);
+    };
+    (@with $reader:path; $($function:ident => $record:ident),*) => {$(
         /// Reads the record back from its `to_json()` text (for a cache or a queue): the same
         /// record, statuses through the decoder's parsers, the amount with its scale. Any other
         /// text is `InvalidInput` for the field `json`.
         #[cfg_attr(feature = "uniffi", uniffi::export)]
         pub fn $function(json: String) -> Result<$record, $crate::SikaError> {
-            $crate::models::json::from_text(&json, stringify!($record))
+            $reader(&json, stringify!($record))
         }
     )*};
 }
 
 pub(crate) use from_json_functions;
+
+// Decisions (`PaymentCheck`, `WebhookDecision`, `LedgerDecision`; ADR 0080) are written with
+// their kind first, under `outcome`, then the variant's fields:
+// `{"outcome":"NOT_PAID","transaction":{...},"action":"INVESTIGATE"}`. Their serde derive is
+// externally tagged (`{"NOT_PAID":{...}}`, variants renamed to capitals), which serde_json reads
+// and writes directly; serde's internally tagged form would buffer the fields first, and the
+// amounts' reader (`Amount`, through a raw JSON value) cannot be read from that buffer. So the
+// text is moved between the two forms here, around serde_json's own reader and writer.
+
+/// A decision as its JSON text: the kind under `outcome`, then its fields.
+pub(crate) fn decision_text<T: serde::Serialize>(decision: &T) -> String {
+    let external = to_text(decision);
+    // serde_json's compact text of an externally tagged struct variant: `{"NAME":{FIELDS}}`, the
+    // name a variant's (capitals and `_`, never escaped).
+    let (name, fields) = external
+        .strip_prefix("{\"")
+        .and_then(|rest| rest.strip_suffix('}'))
+        .and_then(|rest| rest.split_once("\":"))
+        .filter(|(name, fields)| name.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') && fields.starts_with('{'))
+        .expect("a decision is an externally tagged struct variant");
+    let fields = &fields[1..];
+    let separator = if fields == "}" { "" } else { "," };
+    format!("{{\"outcome\":\"{name}\"{separator}{fields}")
+}
+
+/// A decision read back from its `to_json()` text. Any other text is bad input, named `json`.
+pub(crate) fn decision_from_text<T: DeserializeOwned>(json: &str, decision: &str) -> Result<T, SikaError> {
+    let bad = |error: String| SikaError::invalid_input("json", format!("not the JSON text of a {decision}: {error}"));
+    let mut fields: std::collections::BTreeMap<String, Box<serde_json::value::RawValue>> =
+        serde_json::from_str(json).map_err(|error| bad(error.to_string()))?;
+    let outcome = fields.remove("outcome").ok_or_else(|| bad("no `outcome`".to_owned()))?;
+    let outcome: String = serde_json::from_str(outcome.get()).map_err(|error| bad(format!("`outcome`: {error}")))?;
+    let mut external = String::from("{");
+    external.push_str(&to_text(&outcome));
+    external.push_str(":{");
+    for (index, (name, value)) in fields.iter().enumerate() {
+        if index > 0 {
+            external.push(',');
+        }
+        external.push_str(&to_text(name));
+        external.push(':');
+        external.push_str(value.get());
+    }
+    external.push_str("}}");
+    serde_json::from_str(&external).map_err(|error| bad(error.to_string()))
+}
+
+/// A decision held in another (`LedgerDecision::Decided`), written in its own JSON shape.
+pub(crate) fn nested_decision<S: Serializer, T: serde::Serialize>(decision: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    let text = serde_json::value::RawValue::from_string(decision_text(decision)).map_err(serde::ser::Error::custom)?;
+    serde::Serialize::serialize(&text, serializer)
+}
+
+/// A nested decision read back from its own JSON shape.
+pub(crate) fn nested_decision_from_text<'de, D: Deserializer<'de>, T: DeserializeOwned>(deserializer: D) -> Result<T, D::Error> {
+    let raw = <Box<serde_json::value::RawValue>>::deserialize(deserializer)?;
+    decision_from_text(raw.get(), "decision").map_err(serde::de::Error::custom)
+}

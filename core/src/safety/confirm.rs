@@ -32,8 +32,13 @@ impl ExpectedPayment {
 from_json_functions!(expected_payment_from_json => ExpectedPayment);
 
 /// The outcome of checking a verified transaction against the order. Ship only on `Confirmed`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// As JSON (`to_json()`, read back by `payment_check_from_json`): the variant's name in capitals
+/// under `outcome`, then its fields, the transaction as its own `to_json()` (ADR 0080):
+/// `{"outcome":"NOT_PAID","transaction":{...},"action":"INVESTIGATE"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum PaymentCheck {
     /// Paid: status exactly `successful`, and reference, currency and amount all match. Ship.
     Confirmed {
@@ -64,6 +69,9 @@ pub enum PaymentCheck {
         actual: String,
     },
 }
+
+to_json_methods!(decisions: PaymentCheck);
+from_json_functions!(decisions: payment_check_from_json => PaymentCheck);
 
 impl PaymentCheck {
     /// Whether the order may be fulfilled: true only for `Confirmed`.
@@ -194,6 +202,41 @@ mod tests {
                 assert_eq!((field.as_str(), expected.as_str(), actual.as_str()), ("amount", "100", "99.99"));
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// B261: a decision's JSON is its kind under `outcome` and its fields, the transaction as its
+    /// own `to_json()`: the bytes of the shared fixture, and read back equal (ADR 0080).
+    #[test]
+    fn b261_a_payment_check_is_the_shared_fixtures_json_and_reads_back() {
+        let shapes = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/json_shapes/");
+        let response = std::fs::read(format!("{shapes}transaction_response.json")).expect("fixture");
+        let transaction = crate::decode::transaction_response(200, &response).expect("decodes");
+        let check = PaymentCheck::NotPaid { transaction: transaction.clone(), action: MerchantAction::Investigate };
+        let expected = std::fs::read_to_string(format!("{shapes}payment_check_not_paid.json")).expect("fixture");
+        assert_eq!(check.to_json(), expected.trim_end_matches('\n'));
+        let checks = [
+            PaymentCheck::Confirmed { transaction: transaction.clone() },
+            PaymentCheck::NotYet { transaction: transaction.clone() },
+            check,
+            mismatch(transaction.clone(), "amount", "100".to_owned(), "100.10".to_owned()),
+        ];
+        let mut outcomes = Vec::new();
+        for check in checks {
+            let json: serde_json::Value = serde_json::from_str(&check.to_json()).expect("JSON");
+            outcomes.push(json["outcome"].as_str().expect("outcome").to_owned());
+            assert_eq!(
+                json["transaction"],
+                serde_json::from_str::<serde_json::Value>(&transaction.to_json()).expect("JSON")
+            );
+            assert_eq!(payment_check_from_json(check.to_json()).expect("reads back"), check);
+        }
+        assert_eq!(outcomes, ["CONFIRMED", "NOT_YET", "NOT_PAID", "MISMATCH"]);
+        for bad in [r#"{"transaction":{}}"#, r#"{"outcome":"PAID"}"#, "[]"] {
+            match payment_check_from_json(bad.to_owned()) {
+                Err(SikaError::InvalidInput { field, .. }) => assert_eq!(field, "json"),
+                other => panic!("{bad}: {other:?}"),
+            }
         }
     }
 

@@ -55,8 +55,12 @@ impl fmt::Debug for WebhookEvent {
 }
 
 /// What to do with a notification, and how to answer it (`http_status()`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// As JSON (`to_json()`, read back by `webhook_decision_from_json`): the variant's name in
+/// capitals under `outcome`, then its fields (ADR 0080): `{"outcome":"RETRY_LATER","reason":"..."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum WebhookDecision {
     /// Verified paid, in full, for this order: fulfil it (idempotently: deliveries repeat).
     Fulfil {
@@ -89,6 +93,9 @@ pub enum WebhookDecision {
         reason: String,
     },
 }
+
+to_json_methods!(decisions: WebhookDecision);
+from_json_functions!(decisions: webhook_decision_from_json => WebhookDecision);
 
 /// The kind of a [`WebhookDecision`], without its data: it decides how to answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -134,7 +134,7 @@ final class RecordsAsDataTests: XCTestCase {
             try XCTUnwrap(banks.first), chargeRequest(reference: "ORDER-1"), charge, try XCTUnwrap(countries().first),
             try XCTUnwrap(transaction.customFields.first), try XCTUnwrap(transaction.customer),
             ExpectedPayment(amount: "10.50", currency: "GHS"), try XCTUnwrap(providers.first), transaction, event,
-        ] + ledgerRecords()
+        ] + ledgerRecords() + decisions(transaction)
         for record in records {
             let encoded = try jsonObject(JSONEncoder().encode(record))
             XCTAssertEqual(encoded as NSDictionary, try jsonObject(Data(record.toJson().utf8)) as NSDictionary, "\(type(of: record))")
@@ -143,21 +143,34 @@ final class RecordsAsDataTests: XCTestCase {
         let texts: [any ServiceTextCodable] = [TransactionStatus.successful, PaymentType.mobileMoney, BankAccountType.nuban]
         let encodable = Set((records.map { type(of: $0) as Any.Type } + texts.map { type(of: $0) as Any.Type })
             .map { String(describing: $0) })
-        // Not data: they hold a Rust object (SecretKey, Cancellation), steer the logging bridge,
-        // or are a call's decision rather than a stored value (LedgerDecision, as WebhookDecision).
-        // The ledger's EventSource and EventKind are written as their stored texts inside
+        // Not data: they hold a Rust object (SecretKey, Cancellation) or steer the logging bridge.
+        // The decisions are data since ADR 0080 (B261: their kind under `outcome`). The ledger's EventSource and EventKind are written as their stored texts inside
         // PaymentEvent's JSON; on their own they have no core parser (`*_from_text`) yet. A
         // reconcile run's report and its entries are its answer to the job (holding
         // LedgerDecisions), not stored values. The tracer's records are its arguments and answer
         // (ADR 0058), like LogRecord.
         let notData: Set = [
-            "ClientConfig", "AwaitOptions", "LogRecord", "LogLevel", "MerchantAction", "PaymentCheck", "WebhookDecision",
-            "LedgerDecision", "EventSource", "EventKind", "ReconcileReport", "ReconciledPayment", "ReconcileFailure",
+            "ClientConfig", "AwaitOptions", "LogRecord", "LogLevel", "MerchantAction",
+            "EventSource", "EventKind", "ReconcileReport", "ReconciledPayment", "ReconcileFailure",
             "CallStart", "TracedCall", "CallEnd", "AttemptSpan", "EndedCall",
         ]
         let exported = try exportedRecordsAndEnums()
         XCTAssertFalse(exported.isEmpty)
         XCTAssertEqual(exported.subtracting(notData), encodable, "exported records and enums without Codable (or gone)")
+    }
+
+    /// B261: decisions of each kind (ADR 0080), `Codable` through the core's JSON, their kind kept.
+    private func decisions(_ transaction: Transaction) -> [any CoreJSONCodable & Equatable] {
+        let at = Date(timeIntervalSinceReferenceDate: 736_257_600)
+        return [
+            PaymentCheck.confirmed(transaction: transaction),
+            PaymentCheck.notYet(transaction: transaction),
+            PaymentCheck.notPaid(transaction: transaction, action: .investigate),
+            PaymentCheck.mismatch(transaction: transaction, field: "amount", expected: "100", actual: "100.10"),
+            WebhookDecision.retryLater(reason: "pending"),
+            LedgerDecision.alreadyFulfilled(reference: "ORDER-1", fulfilledAt: at),
+            LedgerDecision.decided(decision: .reject(reason: "no reference")),
+        ]
     }
 
     /// The ledger's records (ADR 0050), at whole seconds so that a `Date` holds them exactly.

@@ -2,11 +2,13 @@
 //!
 //! Java cannot call a `suspend` function (it sees `Object f(args, Continuation)`). For each
 //! `suspend fun name(...)` of an object's interface, the object gets
-//! `fun nameAsync(...): CompletableFuture<T>` that runs the suspend call with
-//! `kotlinx.coroutines.future.future` in `sikaCalls` (`bindings/kotlin/src/main/kotlin/dev/sika/
-//! Parking.kt`, shared with the blocking client): the future completes with the result or fails with the call's `SikaException`, and cancelling the future cancels the
-//! coroutine, which cancels the Rust future as a Kotlin cancellation does. Generated, so a new
-//! suspend method cannot lack its twin.
+//! `fun nameAsync(...): CompletableFuture<T>` that runs the suspend call with `sikaFuture`
+//! (`kotlinx.coroutines.future.future` in `sikaCalls`, `bindings/kotlin/src/main/kotlin/dev/sika/
+//! Parking.kt`, shared with the blocking client): the call starts on the caller's thread (so the
+//! caller's OpenTelemetry context is its parent, B263), the future completes with the result or
+//! fails with the call's `SikaException`, and cancelling the future cancels the coroutine, which
+//! cancels the Rust future as a Kotlin cancellation does. Generated, so a new suspend method
+//! cannot lack its twin.
 //!
 //! Each `suspend fun` (the interface's declaration and the class's override) gets
 //! `@JvmSynthetic`: Kotlin callers keep it, and Java, which could only call it with a
@@ -69,13 +71,6 @@ pub fn patch(text: String) -> Result<String, String> {
     if twins == 0 {
         return Err("no `suspend fun` in any object's interface".to_owned());
     }
-    patched = replace_exactly(
-        &patched,
-        "\nimport java.nio.ByteBuffer\n",
-        "\nimport java.nio.ByteBuffer\nimport kotlinx.coroutines.future.future\n",
-        1,
-        "`import java.nio.ByteBuffer`",
-    )?;
     Ok(patched)
 }
 
@@ -136,7 +131,7 @@ impl<'a> SuspendMethod<'a> {
         };
         let overloads = if self.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
         format!(
-            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        sikaCalls.future {{ {body} }}\n\n",
+            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call. The call starts on the calling\n     * thread, whose OpenTelemetry context is its trace parent.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        sikaFuture {{ {body} }}\n\n",
             name = self.name,
             parameters = self.parameters,
         )
@@ -174,10 +169,10 @@ mod tests {
             SuspendMethod::parse("`find`(`a`: Map<String, Int>, `b`: kotlin.String? = null): List<Bank>").unwrap();
         assert_eq!(method.names, ["a", "b"]);
         let twin = method.twin();
-        assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaCalls.future { `find`(`a`, `b`) }\n"), "{twin}");
+        assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaFuture { `find`(`a`, `b`) }\n"), "{twin}");
         // No result: Java's `Void`, not `kotlin.Unit`; no defaults: no overloads.
         let twin = SuspendMethod::parse("`ping`()").unwrap().twin();
-        assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaCalls.future { `ping`(); null }\n"), "{twin}");
+        assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaFuture { `ping`(); null }\n"), "{twin}");
         assert!(!twin.contains("@JvmOverloads"));
         assert!(SuspendMethod::parse("find(a: Int): Int").is_err());
     }
@@ -187,7 +182,8 @@ mod tests {
         let generated = "\nimport java.nio.ByteBuffer\n\npublic interface ClientInterface {\n    suspend fun `get`(`id`: kotlin.String): Transaction\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    override suspend fun `get`(`id`: kotlin.String) : Transaction {\n    }\n}\n";
         let patched = patch(generated.to_owned()).unwrap();
         assert!(patched.contains("ClientInterface\n{\n    /**"));
-        assert!(patched.contains("import kotlinx.coroutines.future.future\n"));
+        // B263: started on the caller's thread (`sikaFuture`, undispatched), not on a pool's.
+        assert!(patched.contains("sikaFuture { `get`(`id`) }"), "{patched}");
         // Java sees the twin alone: the suspend declaration and its override are synthetic.
         assert!(patched.contains("    @JvmSynthetic\n    suspend fun `get`("), "{patched}");
         assert!(patched.contains("    @JvmSynthetic\n    override suspend fun `get`("), "{patched}");

@@ -3,44 +3,49 @@
 //!
 //! The records carry no kotlinx annotation: `@Serializable(with = ...)` on a generated class made
 //! javac warn (`-Xlint:classfile`) in every Java project without kotlinx on its classpath. Each
-//! type that serialises through the core (`records_as_data::serialized_types`, so a new record
-//! joins without a list kept by hand) gets a public `<Type>Serializer` object over the core's
-//! JSON or text, and `SikaSerializers.module` holds them all as contextual serializers. The
-//! objects' bases are hand-written (`dev/sika/serialization/KotlinxSerializers.kt`).
+//! type that serialises through the core (`crate::serialized`, from the library's metadata, so a
+//! new record or decision joins without a list kept by hand) gets a public `<Type>Serializer`
+//! object over the core's JSON or text, and `SikaSerializers.module` holds them all as contextual
+//! serializers. The objects' bases are hand-written (`dev/sika/serialization/KotlinxSerializers.kt`).
 
-use super::records_as_data::{lower_first, serialized_types};
+use crate::serialized::SerializedTypes;
 
 /// The file's name, beside `sika_ffi.kt`.
 pub const FILE_NAME: &str = "SikaSerializers.kt";
 
-/// `SikaSerializers.kt` for the generated `sika_ffi.kt` in `text`.
-pub fn generate(text: &str) -> Result<String, String> {
-    let (records, enums) = serialized_types(text)?;
+/// `SikaSerializers.kt` for the serialised `types` of the interface.
+pub fn generate(types: &SerializedTypes) -> String {
     let mut objects = String::new();
     let mut contextual = String::new();
-    for record in &records {
+    // A record or decision: the core's JSON (a decision's kind under `outcome`, ADR 0080).
+    for record in types.json() {
         objects.push_str(&format!(
-            "/** [dev.sika.{record}] as the core's JSON: its `toJson()`, read back by `{reader}`. */\n\
-             public object {record}Serializer : RecordSerializer<dev.sika.{record}>(\n    \
-             \"dev.sika.{record}\",\n    dev.sika.{record}::toJson,\n    {{ dev.sika.{reader}(it) }},\n)\n\n",
-            reader = format!("{}FromJson", lower_first(record)),
+            "/** [dev.sika.{name}] as the core's JSON: its `toJson()`, read back by `{reader}`. */\n\
+             public object {name}Serializer : RecordSerializer<dev.sika.{name}>(\n    \
+             \"dev.sika.{name}\",\n    dev.sika.{name}::toJson,\n    {{ dev.sika.{reader}(it) }},\n)\n\n",
+            name = record.name,
+            reader = record.reader,
         ));
     }
-    for name in &enums {
+    for text in &types.text_enums {
         objects.push_str(&format!(
             "/** [dev.sika.{name}] as the service's text, read back by `{parser}`. */\n\
              public object {name}Serializer : TextSerializer<dev.sika.{name}>(\"dev.sika.{name}\", {{ dev.sika.{parser}(it) }})\n\n",
-            parser = format!("{}FromText", lower_first(name)),
+            name = text.name,
+            parser = text.reader,
         ));
     }
-    for name in records.iter().chain(&enums) {
-        contextual.push_str(&format!("        contextual(dev.sika.{name}::class, {name}Serializer)\n"));
+    for serialized in types.json().chain(&types.text_enums) {
+        contextual.push_str(&format!(
+            "        contextual(dev.sika.{name}::class, {name}Serializer)\n",
+            name = serialized.name
+        ));
     }
-    Ok(format!("{HEAD}{objects}{MODULE_DOC}{contextual}    }}\n}}\n"))
+    format!("{HEAD}{objects}{MODULE_DOC}{contextual}    }}\n}}\n")
 }
 
 const HEAD: &str = "\
-// Written by Sika's uniffi-bindgen from the generated code
+// Written by Sika's uniffi-bindgen from the library's metadata
 // (bindings/uniffi-bindgen/src/patch/kotlin/kotlinx_serializers.rs, ADR 0069). Do not edit.
 @file:Suppress(\"RedundantVisibilityModifier\")
 
@@ -66,27 +71,28 @@ public object SikaSerializers {
 mod tests {
     use super::generate;
 
-    use super::super::records_as_data::tests_sample::GENERATED;
-
     #[test]
     fn b198_each_serialised_type_has_a_public_serializer_in_the_module() {
-        let file = generate(GENERATED).expect("generates");
+        let file = generate(&crate::serialized::sample());
         assert!(file.contains("package dev.sika.serialization\n"));
         assert!(file.contains(
             "public object BankSerializer : RecordSerializer<dev.sika.Bank>(\n    \"dev.sika.Bank\",\n    \
              dev.sika.Bank::toJson,\n    { dev.sika.bankFromJson(it) },\n)\n"
         ));
+        // B261: a decision is the core's JSON too, its kind kept.
+        assert!(file.contains(
+            "public object PaymentCheckSerializer : RecordSerializer<dev.sika.PaymentCheck>(\n    \"dev.sika.PaymentCheck\",\n    \
+             dev.sika.PaymentCheck::toJson,\n    { dev.sika.paymentCheckFromJson(it) },\n)\n"
+        ));
         assert!(file.contains(
             "public object BankAccountTypeSerializer : TextSerializer<dev.sika.BankAccountType>(\"dev.sika.BankAccountType\", \
              { dev.sika.bankAccountTypeFromText(it) })\n"
         ));
-        assert!(file.contains("        contextual(dev.sika.Bank::class, BankSerializer)\n"));
-        assert!(file.contains("        contextual(dev.sika.BankAccountType::class, BankAccountTypeSerializer)\n"));
-    }
-
-    #[test]
-    fn b198_a_record_without_its_reader_fails_the_build() {
-        let without_reader = GENERATED.replace("fun `bankFromJson`(`json`: kotlin.String): Bank {", "");
-        assert!(generate(&without_reader).is_err());
+        for name in ["Bank", "PaymentCheck", "BankAccountType"] {
+            assert!(
+                file.contains(&format!("        contextual(dev.sika.{name}::class, {name}Serializer)\n")),
+                "{name}"
+            );
+        }
     }
 }

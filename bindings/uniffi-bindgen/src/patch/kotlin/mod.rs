@@ -6,9 +6,9 @@ mod completable_futures;
 mod default_overloads;
 mod error_messages;
 mod functions_object;
+mod jackson_module;
 mod java_annotations;
 mod kotlinx_serializers;
-mod records_as_data;
 mod returned_buffers;
 mod server_only;
 mod slf4j_logging;
@@ -20,7 +20,6 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = java_annotations::patch(text)?;
     let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
-    let text = records_as_data::patch(text)?;
     let text = completable_futures::patch(text)?;
     let text = call_status::patch(text)?;
     let text = returned_buffers::patch(text)?;
@@ -32,15 +31,21 @@ pub fn own_file_names() -> Result<Vec<String>, String> {
     let mut names = blocking_forms::file_names()?;
     names.push(functions_object::FILE_NAME.to_owned());
     names.push(kotlinx_serializers::FILE_NAME.to_owned());
+    names.push(jackson_module::FILE_NAME.to_owned());
     Ok(names)
 }
 
-/// Each of [`own_file_names`] with its content. They are derived from UniFFI's output with the Java
-/// annotations of its constructors and factories (`@Throws`, `@JvmStatic`), which they repeat.
-pub fn own_files(generated: &str) -> Result<Vec<(String, String)>, String> {
+/// Each of [`own_file_names`] with its content. The blocking forms and `Sika` are derived from
+/// UniFFI's output with the Java annotations of its constructors and factories (`@Throws`,
+/// `@JvmStatic`), which they repeat; the serializers (kotlinx's and Jackson's module) from the
+/// metadata of `library`, the rule Swift's `Codable` follows too (`crate::serialized`).
+pub fn own_files(generated: &str, library: Option<&Path>) -> Result<Vec<(String, String)>, String> {
     let annotated = java_annotations::patch(generated.to_owned())?;
     let mut files = blocking_forms::generate(&annotated)?;
     files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&annotated)?));
-    files.push((kotlinx_serializers::FILE_NAME.to_owned(), kotlinx_serializers::generate(&annotated)?));
+    let library = library.ok_or("the serializers are written from the library's metadata: no library given")?;
+    let types = crate::serialized::serialized_types(&crate::python_stub::interface(library)?)?;
+    files.push((kotlinx_serializers::FILE_NAME.to_owned(), kotlinx_serializers::generate(&types)));
+    files.push((jackson_module::FILE_NAME.to_owned(), jackson_module::generate(&types)));
     Ok(files)
 }

@@ -5,6 +5,7 @@ import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.future.future
 import kotlinx.coroutines.launch
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
@@ -17,6 +18,16 @@ import java.util.concurrent.TimeUnit
  * cancel the others.
  */
 internal val sikaCalls = CoroutineScope(SupervisorJob() + Dispatchers.Default)
+
+/**
+ * Runs [call] for an `...Async` twin (ADR 0018) as a [CompletableFuture]. Undispatched, as
+ * [parkUntilDone]: the call starts on the calling thread, up to its first wait, so what the core
+ * reads at a call's start is the caller's (the host tracer's parent: the caller's OpenTelemetry
+ * context, `Context.current()`, B263); it then completes on [sikaCalls]. Cancelling the future
+ * cancels the call.
+ */
+internal fun <T> sikaFuture(call: suspend CoroutineScope.() -> T): CompletableFuture<T> =
+    sikaCalls.future(start = CoroutineStart.UNDISPATCHED, block = call)
 
 /** How long an interrupted call waits for its Rust future to be dropped before it returns. */
 private const val CANCEL_GRACE_MS = 2_000L

@@ -119,7 +119,7 @@ class BoundsAndSecretsTest {
     fun testB66AKeyEchoedIntoTheStatusIsInNoRecordDecisionOrLog() = runBlocking<Unit> {
         val reference = echo.text("reference")
         val order = ExpectedPayment(BigDecimal("10"), "GHS")
-        val jackson = ObjectMapper()
+        val jackson = ObjectMapper().findAndRegisterModules()
         Client(config()).use { client ->
             echoFault("status_echo")
             val transaction = client.verifyTransaction(reference)
@@ -160,7 +160,7 @@ class BoundsAndSecretsTest {
         val response = BlockingClient(config()).use { it.initiateCharge(charge("B66-KT-CHARGE")) }
         assertTrue(response.message.orEmpty().contains(echo.text("marker")), "${response.message}")
         assertNoKey(
-            listOf(response.toString(), response.toJson(), response.rawJson, response.dataJson.orEmpty(), ObjectMapper().writeValueAsString(response)),
+            listOf(response.toString(), response.toJson(), response.rawJson, response.dataJson.orEmpty(), ObjectMapper().findAndRegisterModules().writeValueAsString(response)),
             "charge response",
         )
         assertNoKey(logged(), "log records")

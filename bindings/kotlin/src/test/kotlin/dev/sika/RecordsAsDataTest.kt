@@ -3,11 +3,13 @@ package dev.sika
 import com.fasterxml.jackson.annotation.JsonTypeInfo
 import com.fasterxml.jackson.databind.JsonMappingException
 import com.fasterxml.jackson.databind.ObjectMapper
-import com.fasterxml.jackson.databind.annotation.JsonDeserialize
-import com.fasterxml.jackson.databind.annotation.JsonSerialize
+import com.fasterxml.jackson.databind.deser.DefaultDeserializationContext
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator
 import com.fasterxml.jackson.module.kotlin.jacksonObjectMapper
 import com.fasterxml.jackson.module.kotlin.readValue
+import dev.sika.serialization.RecordJacksonDeserializer
+import dev.sika.serialization.RecordJacksonSerializer
+import dev.sika.serialization.SikaJacksonModule
 import dev.sika.serialization.SikaSerializers
 import dev.sika.serialization.TransactionSerializer
 import java.io.File
@@ -38,6 +40,10 @@ data class StoredOrder(val orderId: String, val transaction: Transaction, val st
 data class PaidOrder(val orderId: String, @Serializable(with = TransactionSerializer::class) val transaction: Transaction)
 // README: records-as-json class end
 
+/** B261: a merchant's record of its decisions, through Jackson or `SikaSerializers.module`. */
+@Serializable
+data class DecidedOrder(val orderId: String, @Contextual val check: PaymentCheck, @Contextual val decision: LedgerDecision)
+
 /** The same, for kotlinx.serialization through `SikaSerializers.module`: each SDK field `@Contextual`. */
 @Serializable
 data class CachedOrder(
@@ -50,14 +56,20 @@ data class CachedOrder(
 /** A `Json` that finds the SDK's serializers by type (ADR 0069). */
 val sikaJson = Json { serializersModule = SikaSerializers.module }
 
-/** The SDK's kotlinx serializer of [type], found in [SikaSerializers.module]. */
+/** The SDK's kotlinx serializer of [type] (a decision's variant: of its sealed class), found in [SikaSerializers.module]. */
 @Suppress("UNCHECKED_CAST")
 fun kotlinxSerializer(type: Class<*>): KSerializer<Any> =
-    checkNotNull(SikaSerializers.module.getContextual(type.kotlin)) { "${type.name} has no kotlinx serializer" } as KSerializer<Any>
+    checkNotNull(generateSequence(type) { it.superclass }.firstNotNullOfOrNull { SikaSerializers.module.getContextual(it.kotlin) }) {
+        "${type.name} has no kotlinx serializer"
+    } as KSerializer<Any>
+
+/** A Jackson mapper with the modules of the classpath: Sika's (ADR 0079) and jackson-module-kotlin. */
+fun sikaMapper(): ObjectMapper = ObjectMapper().findAndRegisterModules()
 
 /**
  * B40: records and the text enums are data for Jackson and kotlinx.serialization, through the
- * core's `toJson()` and `*FromJson()` (ADR 0017); printing masks the customer.
+ * core's `toJson()` and `*FromJson()` (Jackson's through `SikaJacksonModule`, ADR 0079); printing
+ * masks the customer. B261: so are the decisions, their kind kept (ADR 0080).
  */
 class RecordsAsDataTest {
     /** The seeded transaction as the service sends it, `100.10` with its scale. */
@@ -94,6 +106,26 @@ class RecordsAsDataTest {
             ),
             LedgerOptions(leaseMs = 60_000L, schema = "shop"),
             ReconcileOptions(olderThanMs = 300_000L, limit = 500L),
+        ) + decisions
+    }
+
+    /** B261: every variant of every decision, each holding what the core gives it. */
+    private val decisions: List<Any> by lazy {
+        val claim = Claim("ORDER-1", "token-1", 1L, Instant.parse("2024-05-01T12:05:00.123Z"))
+        listOf(
+            PaymentCheck.Confirmed(seeded),
+            PaymentCheck.NotYet(seeded),
+            PaymentCheck.NotPaid(seeded, MerchantAction.INVESTIGATE),
+            PaymentCheck.Mismatch(seeded, "amount", "100", "100.10"),
+            WebhookDecision.Fulfil(seeded),
+            WebhookDecision.Investigate(seeded, "short"),
+            WebhookDecision.Ignore("another event"),
+            WebhookDecision.RetryLater("pending"),
+            WebhookDecision.Reject("no reference"),
+            LedgerDecision.Fulfil(claim, seeded),
+            LedgerDecision.AlreadyFulfilled("ORDER-1", Instant.parse("2024-05-01T12:00:00Z")),
+            LedgerDecision.InProgress("ORDER-1", Instant.parse("2024-05-01T12:05:00.000001Z")),
+            LedgerDecision.Decided(WebhookDecision.Reject("no reference")),
         )
     }
 
@@ -103,7 +135,7 @@ class RecordsAsDataTest {
 
     @Test
     fun b40JacksonWritesTheServiceTextsTheExactAmountAndIsoTimes() {
-        val mapper = ObjectMapper()
+        val mapper = sikaMapper()
         val text = mapper.writeValueAsString(seeded)
         val json = mapper.readTree(text)
         assertEquals("successful", json["status"].textValue())
@@ -120,7 +152,7 @@ class RecordsAsDataTest {
 
     @Test
     fun b40EveryRecordRoundTripsThroughJacksonAndKotlinx() {
-        val mapper = ObjectMapper()
+        val mapper = sikaMapper()
         for (record in samples) {
             val jackson = mapper.writeValueAsString(record)
             assertEquals(mapper.readTree(recordJson(record)), mapper.readTree(jackson), record.javaClass.simpleName)
@@ -134,7 +166,7 @@ class RecordsAsDataTest {
 
     @Test
     fun b40AMerchantDtoHoldsATransactionThroughJackson() {
-        val mapper = jacksonObjectMapper()
+        val mapper = jacksonObjectMapper().findAndRegisterModules()
         val order = StoredOrder("A-1", seeded, TransactionStatus.Unknown("success"))
         val text = mapper.writeValueAsString(order)
         val json = mapper.readTree(text)
@@ -150,7 +182,7 @@ class RecordsAsDataTest {
     @Test
     fun b40JacksonWithTypeIdsRoundTripsRecordsAndEnums() {
         val types = BasicPolymorphicTypeValidator.builder().allowIfBaseType(Any::class.java).build()
-        val mapper = jacksonObjectMapper()
+        val mapper = jacksonObjectMapper().findAndRegisterModules()
             .activateDefaultTyping(types, ObjectMapper.DefaultTyping.EVERYTHING, JsonTypeInfo.As.PROPERTY)
         for (value in samples + listOf(TransactionStatus.Unknown("success"), PaymentType.MobileMoney, BankAccountType.Nuban)) {
             val text = mapper.writeValueAsString(value)
@@ -180,7 +212,7 @@ class RecordsAsDataTest {
 
     @Test
     fun b40EnumsSerialiseAsTheirTextOnTheirOwn() {
-        val mapper = ObjectMapper()
+        val mapper = sikaMapper()
         val values = listOf<Pair<Any, String>>(
             TransactionStatus.Successful to "successful",
             TransactionStatus.Unknown("success") to "success",
@@ -201,12 +233,12 @@ class RecordsAsDataTest {
     @Test
     fun b40AnotherTextIsTheCoresTypedErrorInsideEachLibrarysOwn() {
         val bad = seeded.toJson().replace("\"100.10\"", "\"1O0.10\"")
-        val jackson = assertThrows<JsonMappingException> { ObjectMapper().readValue(bad, Transaction::class.java) }
+        val jackson = assertThrows<JsonMappingException> { sikaMapper().readValue(bad, Transaction::class.java) }
         val cause = assertInstanceOf(SikaException.InvalidInput::class.java, jackson.cause)
         assertEquals("json", cause.field)
         val kotlinx = assertThrows<SerializationException> { Json.decodeFromString(TransactionSerializer, bad) }
         assertInstanceOf(SikaException.InvalidInput::class.java, kotlinx.cause)
-        assertThrows<JsonMappingException> { ObjectMapper().readValue("[1]", Transaction::class.java) }
+        assertThrows<JsonMappingException> { sikaMapper().readValue("[1]", Transaction::class.java) }
         assertThrows<SikaException.InvalidInput> { transactionFromJson("{}") }
     }
 
@@ -217,8 +249,8 @@ class RecordsAsDataTest {
         // README: records-as-json use start
         val order = PaidOrder("A-1", transaction)
 
-        // Jackson: a plain ObjectMapper, Spring's or Ktor's (jackson-module-kotlin reads data classes)
-        val mapper = jacksonObjectMapper()
+        // Jackson: Sika's module, found as jackson-datatype modules are (jackson-module-kotlin reads data classes)
+        val mapper = jacksonObjectMapper().findAndRegisterModules()
         val text = mapper.writeValueAsString(order)
         // {"orderId":"A-1","transaction":{"id":7,...,"amount":"100.10",...,"status":"successful",...}}
         check(mapper.readValue<PaidOrder>(text) == order)
@@ -280,14 +312,103 @@ class RecordsAsDataTest {
         val records = Regex("""\ndata class (\w+) (@JvmOverloads constructor )?\(""").findAll(source).map { it.groupValues[1] }.toSet()
         assertTrue(records.containsAll(notData.keys) && records.size > notData.size, "records found: $records")
         val sampled = samples.map { it.javaClass.simpleName }.toSet()
+        val mapper = sikaMapper()
+        val deserializers = (mapper.deserializationContext as DefaultDeserializationContext).createDummyInstance(mapper.deserializationConfig)
         for (name in records - notData.keys) {
             val type = Class.forName("dev.sika.$name")
-            assertTrue(type.isAnnotationPresent(JsonSerialize::class.java), "$name lacks its Jackson serializer")
-            assertTrue(type.isAnnotationPresent(JsonDeserialize::class.java), "$name lacks its Jackson deserializer")
+            assertInstanceOf(RecordJacksonSerializer::class.java, mapper.serializerProviderInstance.findValueSerializer(type), name)
+            assertInstanceOf(RecordJacksonDeserializer::class.java, deserializers.findRootValueDeserializer(mapper.constructType(type)), name)
             assertEquals("dev.sika.$name", kotlinxSerializer(type).descriptor.serialName, "$name's kotlinx serializer")
             assertTrue(name in sampled, "$name has no sample in RecordsAsDataTest.samples")
         }
+        // B261: every decision (an enum with data and `toJson()`), each variant sampled.
+        for (name in listOf("PaymentCheck", "WebhookDecision", "LedgerDecision")) {
+            val type = Class.forName("dev.sika.$name")
+            assertInstanceOf(RecordJacksonSerializer::class.java, mapper.serializerProviderInstance.findValueSerializer(type), name)
+            assertEquals("dev.sika.$name", kotlinxSerializer(type).descriptor.serialName, "$name's kotlinx serializer")
+            val variants = type.declaredClasses.filter { type.isAssignableFrom(it) }.map { it.simpleName }.toSet()
+            assertEquals(variants, decisions.filter { type.isInstance(it) }.map { it.javaClass.simpleName }.toSet(), name)
+        }
     }
+
+    /**
+     * B260: no generated class carries a Jackson or kotlinx annotation (javac of a project without
+     * them warns for each, ADR 0079): Jackson's serializers are `SikaJacksonModule`, which the
+     * jar lists for `ServiceLoader`, so `findAndRegisterModules()` registers it (once).
+     */
+    @Test
+    fun b260TheSerializersAreAModuleFoundByServiceLoaderAndNoClassIsAnnotated() {
+        val source = File(System.getProperty("sika.generated.kotlin")).readText()
+        assertFalse(source.contains("com.fasterxml.jackson") || source.contains("kotlinx.serialization"), "the generated file names a serialization library")
+        for (type in samples.map { it.javaClass } + listOf(TransactionStatus::class.java, PaymentType::class.java, BankAccountType::class.java)) {
+            for (declared in listOf(type, type.superclass)) {
+                val foreign = declared.annotations.map { it.annotationClass.java.name }.filter { it.startsWith("com.fasterxml") || it.startsWith("kotlinx") }
+                assertEquals(emptyList<String>(), foreign, declared.name)
+            }
+        }
+        val found: List<Class<*>> = ObjectMapper.findModules().map { it.javaClass }
+        assertTrue(found.any { it == SikaJacksonModule::class.java }, "ServiceLoader found $found")
+        val mapper = sikaMapper().registerModule(SikaJacksonModule())
+        assertEquals(1, mapper.registeredModuleIds.count { it == SikaJacksonModule::class.java.name }, "${mapper.registeredModuleIds}")
+        assertEquals(seeded.toJson(), mapper.writeValueAsString(seeded))
+        assertEquals(seeded.toJson(), ObjectMapper().registerModule(SikaJacksonModule()).writeValueAsString(seeded))
+        // Without the module Jackson has no serializer of Sika's types: a record is refused (its
+        // times need jsr310), a status on its own is a bean of Jackson's making, not its text.
+        assertThrows<JsonMappingException> { ObjectMapper().writeValueAsString(seeded) }
+        val bean = ObjectMapper().writeValueAsString(TransactionStatus.Successful)
+        assertFalse(bean == "\"successful\"", bean)
+    }
+
+    /**
+     * B261: a decision written by Jackson or kotlinx is the core's `toJson()` (its kind under
+     * `outcome`), on its own and inside a merchant's class, and reads back as the same variant:
+     * `Confirmed` and `NotYet` of the same transaction are told apart.
+     */
+    @Test
+    fun b261DecisionsKeepTheirKindThroughJacksonAndKotlinx() {
+        val mapper = jacksonObjectMapper().findAndRegisterModules()
+        val outcomes = mutableListOf<String>()
+        for (decision in decisions) {
+            val name = decision.javaClass.name
+            val declared = decision.javaClass.superclass
+            val jackson = mapper.writeValueAsString(decision)
+            assertEquals(recordJson(decision), jackson, name)
+            outcomes += mapper.readTree(jackson)["outcome"].textValue()
+            assertEquals(decision, mapper.readValue(jackson, declared), name)
+            assertEquals(decision, mapper.readValue(jackson, decision.javaClass), name)
+            val serializer = kotlinxSerializer(declared)
+            val kotlinx = Json.encodeToString(serializer, decision)
+            assertEquals(recordJson(decision), kotlinx, name)
+            assertEquals(decision, Json.decodeFromString(serializer, kotlinx), name)
+        }
+        assertEquals(
+            listOf(
+                "CONFIRMED", "NOT_YET", "NOT_PAID", "MISMATCH", "FULFIL", "INVESTIGATE", "IGNORE", "RETRY_LATER", "REJECT",
+                "FULFIL", "ALREADY_FULFILLED", "IN_PROGRESS", "DECIDED",
+            ),
+            outcomes,
+        )
+        val confirmed = mapper.writeValueAsString(PaymentCheck.Confirmed(seeded))
+        assertFalse(confirmed == mapper.writeValueAsString(PaymentCheck.NotYet(seeded)), confirmed)
+        assertEquals(PaymentCheck.NotYet(seeded), mapper.readValue(mapper.writeValueAsString(PaymentCheck.NotYet(seeded)), PaymentCheck::class.java))
+        // Inside a merchant's class, and with type ids (a cache's default typing).
+        val held = DecidedOrder("A-1", PaymentCheck.NotPaid(seeded, MerchantAction.INVESTIGATE), LedgerDecision.Decided(WebhookDecision.RetryLater("pending")))
+        assertEquals(held, mapper.readValue(mapper.writeValueAsString(held), DecidedOrder::class.java))
+        assertEquals(held, sikaJson.decodeFromString<DecidedOrder>(sikaJson.encodeToString(held)))
+        val types = BasicPolymorphicTypeValidator.builder().allowIfBaseType(Any::class.java).build()
+        val typed = jacksonObjectMapper().findAndRegisterModules()
+            .activateDefaultTyping(types, ObjectMapper.DefaultTyping.EVERYTHING, JsonTypeInfo.As.PROPERTY)
+        for (decision in decisions) {
+            val text = typed.writeValueAsString(decision)
+            assertEquals(decision, typed.readValue(text, Any::class.java), text)
+        }
+        // A type id that names another variant than the text's outcome is refused, never read as it.
+        val lying = typed.writeValueAsString(PaymentCheck.NotYet(seeded)).replace("PaymentCheck\$NotYet", "PaymentCheck\$Confirmed")
+        assertThrows<JsonMappingException> { typed.readValue(lying, Any::class.java) }
+        val unknown = recordJson(PaymentCheck.NotYet(seeded)).replace("\"NOT_YET\"", "\"PAID\"")
+        assertInstanceOf(SikaException.InvalidInput::class.java, assertThrows<JsonMappingException> { mapper.readValue(unknown, PaymentCheck::class.java) }.cause)
+    }
+
 
     /** A merchant without Jackson or kotlinx.serialization uses the same jar unaffected. */
     @Test

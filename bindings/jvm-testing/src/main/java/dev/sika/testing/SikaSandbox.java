@@ -37,11 +37,19 @@ import java.util.concurrent.TimeUnit;
  * <p>{@link #start()} runs the binary of the system property {@code sika.sandbox.bin}, else of the
  * environment variable {@code SIKA_SANDBOX_BIN}, else {@code sika-sandbox} on {@code PATH}, on a
  * free loopback port with a fresh random key passed in its environment (never its command line).
- * {@link SikaSandboxExtension} gives one to JUnit 5 tests. Each control method sends the request
+ * {@link SikaSandboxExtension} gives one to JUnit 5 tests (one per run, or one per test under
+ * parallel execution). Each control method sends the request
  * that {@code sandbox_control.json} (the repository's {@code tests/fixtures}) describes and throws
  * {@link SandboxException} when the sandbox answers anything but that operation's success.
  */
 public final class SikaSandbox implements AutoCloseable {
+    /**
+     * The resource lock of the run's shared sandbox, for JUnit's parallel execution: tests that
+     * declare {@code @ResourceLock(SikaSandbox.SHARED)} run one at a time and are given that
+     * sandbox by {@link SikaSandboxExtension}; the others each get one of their own.
+     */
+    public static final String SHARED = "dev.sika.testing.SikaSandbox.shared";
+
     /** How long the simulated customer takes to answer a charge, unless changed. */
     public static final long DEFAULT_CONFIRM_AFTER_MS = 200;
 

@@ -167,6 +167,31 @@ class SikaOpenTelemetryTest {
         assertCallUnder(parent)
     }
 
+    /**
+     * B263: Java's `...Async` twins, called inside the application's span on its thread and
+     * joined there, are its children (they start on the calling thread; before, on a pool
+     * thread, each started a trace of its own); so is one joined on another thread after the
+     * span ended: the parent is where the call was made.
+     */
+    @Test
+    fun testB263AnAsyncTwinCalledInTheAppSpansScopeIsItsChild() {
+        seed("B263-ASYNC")
+        val (parent, result) = inAppSpan { sandbox.client().use { it.verifyTransactionAsync("B263-ASYNC").join() } }
+        assertEquals("B263-ASYNC", result.getOrThrow().txRef)
+        assertCallUnder(parent)
+        spans.reset()
+        sandbox.clearRequests()
+        // Called in the scope, joined after it ended, from another thread: the parent is where it was called.
+        sandbox.client().use { client ->
+            val span = app.spanBuilder("handler").startSpan()
+            val future = span.makeCurrent().use { client.confirmPaymentAsync("B263-ASYNC", ExpectedPayment(BigDecimal("100.10"), "GHS")) }
+            span.end()
+            val check = java.util.concurrent.CompletableFuture.supplyAsync { future.join() }.get(30, TimeUnit.SECONDS)
+            assertTrue(check is PaymentCheck.Confirmed, "$check")
+            assertCallUnder(exported("handler"), "sika.confirm_payment")
+        }
+    }
+
     @Test
     fun testB209ASuspendCallOnAnotherDispatcherFollowsTheCoroutinesContext() {
         seed("B209-COROUTINE")

@@ -7,15 +7,19 @@
 package dev.sika.examples.spring;
 
 import dev.sika.BlockingClient;
+import dev.sika.BlockingLedger;
 import dev.sika.ClientConfig;
+import dev.sika.LedgerOptions;
 import dev.sika.SecretKey;
 import dev.sika.SikaException;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 @SpringBootApplication
+@EnableScheduling // the reconcile of the payments still open (Reconciler)
 public class ShopApplication {
     public static void main(String[] args) {
         SpringApplication.run(ShopApplication.class, args);
@@ -35,6 +39,16 @@ public class ShopApplication {
         // within the service's own wait.
         return new BlockingClient(new ClientConfig(new SecretKey(secretKey), baseUrl,
                 5_000L, null, null, null, null, null, null, null, null));
+    }
+
+    /**
+     * The ledger of the payments the shop expects (a SQLite file; PostgreSQL when several
+     * instances share the orders): each order is expected as it is placed, and the scheduled
+     * reconcile (Reconciler) fulfils those whose webhook never came.
+     */
+    @Bean(destroyMethod = "close")
+    BlockingLedger sikaLedger(@Value("${shop.ledger-file}") String file) throws SikaException {
+        return BlockingLedger.sqlite(file, new LedgerOptions());
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package dev.sika.examples.spring;
 
 import dev.sika.BlockingClient;
+import dev.sika.BlockingLedger;
 import dev.sika.ChargeRequest;
 import dev.sika.PaymentCheck;
 import dev.sika.SikaException;
@@ -34,10 +35,12 @@ public class ShopController {
     private static final Logger log = LoggerFactory.getLogger(ShopController.class);
 
     private final BlockingClient client;
+    private final BlockingLedger ledger;
     private final Orders orders;
 
-    public ShopController(BlockingClient client, Orders orders) {
+    public ShopController(BlockingClient client, BlockingLedger ledger, Orders orders) {
         this.client = client;
+        this.ledger = ledger;
         this.orders = orders;
     }
 
@@ -55,7 +58,9 @@ public class ShopController {
         Orders.Order order = new Orders.Order("ORDER-" + UUID.randomUUID(), amount, "GHS", null);
         orders.add(order); // before the charge: its webhook may arrive before the answer
         try {
-            client.initiateCharge(new ChargeRequest(order.amount(), asked.email(), asked.phoneNumber(), order.reference(),
+            // Through the ledger: the order's figures are recorded (for the scheduled reconcile),
+            // then the charge is sent.
+            ledger.initiateCharge(client, new ChargeRequest(order.amount(), asked.email(), asked.phoneNumber(), order.reference(),
                     order.currency(), "MTN", RETURN_URL));
             return ResponseEntity.status(HttpStatus.CREATED).body(orderJson(order, "pending", null));
         } catch (SikaException.InvalidInput e) {

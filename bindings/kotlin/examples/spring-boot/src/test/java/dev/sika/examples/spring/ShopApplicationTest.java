@@ -52,12 +52,22 @@ class ShopApplicationTest {
         sandbox.close();
     }
 
+    /** A fresh ledger file for one run of the shop. */
+    private static String ledgerFile() {
+        try {
+            return java.nio.file.Files.createTempDirectory("spring-shop").resolve("ledger.db").toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** The shop on a free port, with the sandbox delivering its webhooks to it. */
     private final class RunningShop implements AutoCloseable {
         final ConfigurableApplicationContext context = new SpringApplicationBuilder(ShopApplication.class)
                 // As command-line arguments: they override application.properties.
                 .run("--server.port=0", "--server.address=127.0.0.1", "--sika.base-url=" + sandbox.getUrl(),
-                        "--sika.secret-key=" + SandboxKt.KEY, "--spring.main.banner-mode=off");
+                        "--sika.secret-key=" + SandboxKt.KEY, "--spring.main.banner-mode=off",
+                        "--shop.ledger-file=" + ledgerFile());
         final String url = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
 
         RunningShop() {
