@@ -70,7 +70,9 @@ def open_ledger(request, tmp_path: Path):
     def open_ledger(kind: typing.Any = sika.BlockingLedger, **settings: typing.Any) -> typing.Any:
         if cluster is None:
             return kind.sqlite(str(tmp_path / "ledger.db"), sika.LedgerOptions(**settings))
-        return kind.postgres(sika.SecretUrl(cluster.url), sika.LedgerOptions(max_connections=4, **settings))
+        # A generous connect: a loaded CI machine starts many sessions at once slowly (ADR 0071).
+        options = {"max_connections": 4, "connect_timeout_ms": 15_000, **settings}
+        return kind.postgres(sika.SecretUrl(cluster.url), sika.LedgerOptions(**options))
 
     yield open_ledger
     if cluster is not None:

@@ -201,13 +201,18 @@ pub(crate) fn decision_from_text<T: DeserializeOwned>(json: &str, decision: &str
 }
 
 /// A decision held in another (`LedgerDecision::Decided`), written in its own JSON shape.
-pub(crate) fn nested_decision<S: Serializer, T: serde::Serialize>(decision: &T, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn nested_decision<S: Serializer, T: serde::Serialize>(
+    decision: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     let text = serde_json::value::RawValue::from_string(decision_text(decision)).map_err(serde::ser::Error::custom)?;
     serde::Serialize::serialize(&text, serializer)
 }
 
 /// A nested decision read back from its own JSON shape.
-pub(crate) fn nested_decision_from_text<'de, D: Deserializer<'de>, T: DeserializeOwned>(deserializer: D) -> Result<T, D::Error> {
+pub(crate) fn nested_decision_from_text<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+    deserializer: D,
+) -> Result<T, D::Error> {
     let raw = <Box<serde_json::value::RawValue>>::deserialize(deserializer)?;
     decision_from_text(raw.get(), "decision").map_err(serde::de::Error::custom)
 }

@@ -53,7 +53,9 @@ impl Db {
     async fn try_open(&self, lease_ms: u64) -> Result<Ledger, SikaError> {
         match &self.cluster {
             Some(cluster) => {
-                let options = PostgresOptions { lease_ms, connect_timeout_ms: 3_000, ..PostgresOptions::default() };
+                // Generous: connecting (TCP and start-up, ADR 0071) is not what these tests test, and a
+                // loaded 2-core CI machine starts 32 sessions at once slowly.
+                let options = PostgresOptions { lease_ms, connect_timeout_ms: 15_000, ..PostgresOptions::default() };
                 Ledger::postgres(SecretUrl::from(cluster.url()), options).await
             }
             None => {

@@ -18,6 +18,13 @@ const CONCURRENCY: u32 = 8;
 const RATE_LIMITED: u32 = 5;
 const UNAVAILABLE: u32 = 20;
 
+/// A client whose every fault reaches the run (no retries of its own).
+fn client_without_retries(sandbox: &Sandbox) -> Client {
+    let mut config = sandbox.config();
+    config.max_retries = 0;
+    Client::new(config).expect("client")
+}
+
 fn reference(kind: &str, index: usize) -> String {
     format!("B165-{kind}-{index:04}")
 }
@@ -44,9 +51,7 @@ fn verifies(sandbox: &Sandbox) -> Vec<Value> {
 async fn b165_reconcile_checks_every_open_payment_once_within_its_concurrency(backend: Backend) {
     let db = Db::new(backend);
     let sandbox = Sandbox::start();
-    let mut config = sandbox.config();
-    config.max_retries = 0;
-    let client = Client::new(config).expect("client");
+    let client = client_without_retries(&sandbox);
     let ledger = db.open(LONG_LEASE_MS).await;
     let kinds = [("PAID", PAID, "successful"), ("PENDING", PENDING, "pending"), ("FAILED", FAILED, "failed")];
     for (kind, count, status) in kinds {
@@ -304,9 +309,7 @@ impl WriteLock {
 async fn b222_a_reconcile_run_ends_by_its_deadline_and_reports_what_it_left(backend: Backend) {
     let db = Db::new(backend);
     let sandbox = Sandbox::start();
-    let mut config = sandbox.config();
-    config.max_retries = 0;
-    let client = Client::new(config).expect("client");
+    let client = client_without_retries(&sandbox);
     let ledger = db.open(LONG_LEASE_MS).await;
     let references: Vec<String> = (0..8).map(|index| reference("B222", index)).collect();
     for reference in &references {

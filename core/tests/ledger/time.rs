@@ -130,22 +130,39 @@ async fn b216_app_servers_whose_clocks_differ_share_the_databases_clock() {
     honest.mark_fulfilled(&claim).await.expect("mark");
 }
 
+/// The deadline of B217's ledgers. Opening (connect and migrate) must fit in it too, on a
+/// loaded 2-core machine.
+const TIMEOUT_MS: u64 = 2_000;
+
+/// A PostgreSQL ledger with B217's deadline, and a claim on `reference` (seeded paid).
+struct Claimed {
+    db: Db,
+    sandbox: Sandbox,
+    client: sika_core::Client,
+    ledger: Ledger,
+    claim: sika_core::ledger::Claim,
+}
+
+async fn claimed_on_postgres(reference: &str) -> Claimed {
+    let db = Db::new(Backend::Postgres);
+    let sandbox = Sandbox::start();
+    let client = sandbox.client();
+    let url = db.cluster.as_ref().expect("a cluster").url();
+    let options = PostgresOptions { lease_ms: LONG_LEASE_MS, timeout_ms: TIMEOUT_MS, ..PostgresOptions::default() };
+    let ledger = Ledger::postgres(url.into(), options).await.expect("opens");
+    seed(&sandbox, reference, "successful", "100.10");
+    ledger.expect(reference, &order("100.10")).await.expect("expect");
+    let claim = claim_of(&ledger.settle(&client, reference).await.expect("decision"));
+    Claimed { db, sandbox, client, ledger, claim }
+}
+
 /// B217: every ledger operation ends within the ledger's deadline with a typed `Storage`
 /// error when PostgreSQL is frozen (SIGSTOP: connections open, nothing answers), and works
 /// again once it is back; no pooled connection stays stuck on the frozen server.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn b217_a_frozen_database_ends_every_operation_at_its_deadline() {
-    // Opening (connect and migrate) must fit in it too, on a loaded 2-core machine.
-    const TIMEOUT_MS: u64 = 2_000;
-    let db = Db::new(Backend::Postgres);
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
+    let Claimed { db, sandbox: _sandbox, client, ledger, claim } = claimed_on_postgres("B217-1").await;
     let cluster = db.cluster.as_ref().expect("a cluster");
-    let options = PostgresOptions { lease_ms: LONG_LEASE_MS, timeout_ms: TIMEOUT_MS, ..PostgresOptions::default() };
-    let ledger = Ledger::postgres(cluster.url().into(), options).await.expect("opens");
-    seed(&sandbox, "B217-1", "successful", "100.10");
-    ledger.expect("B217-1", &order("100.10")).await.expect("expect");
-    let claim = claim_of(&ledger.settle(&client, "B217-1").await.expect("decision"));
     cluster.freeze();
     let bound = Duration::from_millis(TIMEOUT_MS * 4);
     macro_rules! ends_within_deadline {
@@ -204,17 +221,8 @@ async fn b217_a_server_that_never_answers_ends_opening_at_the_connect_timeout() 
 /// the deadline (the server's `lock_timeout`), typed `Storage`, and both work once it is gone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn b217_a_row_lock_held_elsewhere_ends_at_the_deadline() {
-    // Opening (connect and migrate) must fit in it too, on a loaded 2-core machine.
-    const TIMEOUT_MS: u64 = 2_000;
-    let db = Db::new(Backend::Postgres);
-    let sandbox = Sandbox::start();
-    let client = sandbox.client();
+    let Claimed { db, sandbox: _sandbox, client, ledger, claim } = claimed_on_postgres("B217-3").await;
     let cluster = db.cluster.as_ref().expect("a cluster");
-    let options = PostgresOptions { lease_ms: LONG_LEASE_MS, timeout_ms: TIMEOUT_MS, ..PostgresOptions::default() };
-    let ledger = Ledger::postgres(cluster.url().into(), options).await.expect("opens");
-    seed(&sandbox, "B217-3", "successful", "100.10");
-    ledger.expect("B217-3", &order("100.10")).await.expect("expect");
-    let claim = claim_of(&ledger.settle(&client, "B217-3").await.expect("decision"));
     let (locker, connection) = tokio_postgres::connect(&cluster.url(), tokio_postgres::NoTls).await.expect("connect");
     let connection = tokio::spawn(connection);
     locker
