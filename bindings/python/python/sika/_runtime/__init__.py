@@ -24,6 +24,7 @@ from . import (
     blocking,
     byte_strings,
     calls,
+    cancelled_charges,
     decisions,
     defaults,
     enum_writes,
@@ -47,6 +48,7 @@ errors.install(_ffi, _meta.ERRORS)
 objects.install(_ffi, _meta.OBJECTS)
 lifecycle.install(_ffi, _meta.OBJECTS)
 blocking.install(_ffi)
+cancelled_charges.install(_ffi)
 records.install(_ffi, _meta)
 decisions.install(_ffi, _meta.DATA_ENUMS)
 amounts.install(_ffi, _meta.RECORDS)
