@@ -22,7 +22,6 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::SikaError;
@@ -97,8 +96,6 @@ struct Shared {
     reference: String,
     ids: CallIds,
     state: Mutex<ChargeState>,
-    /// The WARN record is written once, by whoever gives the charge up first.
-    logged: AtomicBool,
 }
 
 #[derive(Default)]
@@ -106,6 +103,9 @@ struct ChargeState {
     attempt: Option<Arc<Progress>>,
     given_up: bool,
     ended: bool,
+    /// The WARN record was written (and the error kept), once, by the first to give it up:
+    /// under the lock, so a second one returns only once it is kept.
+    reported: bool,
 }
 
 impl Charge {
@@ -114,8 +114,7 @@ impl Charge {
     /// forgotten: [`take_cancelled_charge`] answers for the newest.
     pub(crate) fn new(reference: String, ids: &CallIds) -> Self {
         forget(&reference);
-        let shared =
-            Arc::new(Shared { reference, ids: ids.clone(), state: Mutex::default(), logged: AtomicBool::new(false) });
+        let shared = Arc::new(Shared { reference, ids: ids.clone(), state: Mutex::default() });
         // Outside a watched call (a Rust caller's own future) the charge answers for itself.
         let _ = CURRENT.try_with(|watch| watch.join(&shared));
         Self(shared)
@@ -149,15 +148,12 @@ impl Shared {
     /// none when it surely was not (and now cannot be) or had ended already. The first to give
     /// it up logs it, and keeps it for [`take_cancelled_charge`] when `keep` (no caller gets it).
     fn give_up(&self, keep: bool) -> Option<SikaError> {
-        let sent = {
-            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            if state.ended {
-                return None;
-            }
-            state.given_up = true;
-            state.attempt.as_ref().is_some_and(|attempt| attempt.abandon())
-        };
-        if !sent {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.ended {
+            return None;
+        }
+        state.given_up = true;
+        if !state.attempt.as_ref().is_some_and(|attempt| attempt.abandon()) {
             return None;
         }
         let error = SikaError::ChargeOutcomeUnknown {
@@ -165,7 +161,8 @@ impl Shared {
             reason: REASON.to_owned(),
             request_id: self.ids.last(),
         };
-        if !self.logged.swap(true, Ordering::AcqRel) {
+        if !state.reported {
+            state.reported = true;
             log::warn!(
                 target: "sika",
                 operation = "initiate_charge",
