@@ -8,6 +8,7 @@ use tokio::runtime::{Handle, Runtime};
 use crate::client::{CallOptions, Client};
 use crate::config::ClientConfig;
 use crate::error::{Result, SikaError};
+use crate::in_flight::Watch;
 use crate::models::{Bank, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
 use crate::process::PerProcess;
 use crate::safety::await_status::AwaitOptions;
@@ -165,11 +166,12 @@ impl BlockingClient {
         let result = {
             // Dropped at the end of this block, before the yield below: an interrupted call's
             // request goes with it.
-            let call = std::pin::pin!(async {
+            let watch = Watch::new();
+            let call = std::pin::pin!(watch.scope(async {
                 let_connection_tasks_catch_up().await;
                 call.await
-            });
-            run_unless_interrupted(call, |call| runtime.block_on(call))
+            }));
+            run_unless_interrupted(call, &watch, |call| runtime.block_on(call))
         };
         if result.is_err() {
             // A call that ended early (timeout, cancellation) dropped its request, which wakes
@@ -184,9 +186,11 @@ impl BlockingClient {
 /// Runs `call` through `block_on` until it ends, giving way to the host between polls when its
 /// thread is watched (interruptions.rs, ADR 0070): each time the host's descriptor is readable
 /// `block_on` returns, the host's code runs outside the runtime, and the same call resumes, or
-/// is dropped (`Cancelled`) when the host says stop.
+/// is dropped when the host says stop: `Cancelled`, or `ChargeOutcomeUnknown` when a charge of
+/// the call (`watch`'s, `call` runs in its scope) may have been sent (ADR 0075).
 pub(crate) fn run_unless_interrupted<F: Future<Output = Result<T>> + ?Sized, T>(
     mut call: std::pin::Pin<&mut F>,
+    watch: &Watch,
     mut block_on: impl FnMut(std::pin::Pin<Box<dyn Future<Output = Option<Result<T>>> + '_>>) -> Option<Result<T>>,
 ) -> Result<T> {
     let watched = crate::interruptions::this_thread();
@@ -197,7 +201,7 @@ pub(crate) fn run_unless_interrupted<F: Future<Output = Result<T>> + ?Sized, T>(
         if let Some(watched) = watched
             && !crate::interruptions::give_way(watched)
         {
-            return Err(SikaError::Cancelled);
+            return Err(watch.ended_early(false));
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::bank_cache::BankCache;
 use crate::config::ClientConfig;
 use crate::decode;
 use crate::error::{Result, SikaError};
+use crate::in_flight::Charge;
 use crate::models::{Bank, ChargeBody, ChargeRequest, ChargeResponse, MobileMoneyProvider, Transaction};
 use crate::process::PerProcess;
 use crate::redact::{self, RemoveKey, VerifiedAs};
@@ -205,17 +206,22 @@ impl Client {
                 request.provider
             );
             let ids = CallIds::new();
-            self.scrubbed(&ids, async {
-                let posted = state.transport.post_json(url, body, self.policy.timeout, &ids).await;
-                let key = &self.inner.secret_key;
-                let outcome = posted.map(|reply| {
-                    let decoded =
-                        redact::decoded_without_key(key, || decode::charge_response(reply.status, &reply.body));
-                    with_retry_after(&reply, decoded)
-                });
-                charge_outcome(&request.reference, outcome)
-            })
-            .await
+            // Dropped with this future: a call ended early after sending says so (ADR 0075).
+            let charge = Charge::new(self.inner.secret_key.scrub(&request.reference), &ids);
+            let outcome = self
+                .scrubbed(&ids, async {
+                    let posted = state.transport.post_json(url, body, self.policy.timeout, &ids, &charge).await;
+                    let key = &self.inner.secret_key;
+                    let outcome = posted.map(|reply| {
+                        let decoded =
+                            redact::decoded_without_key(key, || decode::charge_response(reply.status, &reply.body));
+                        with_retry_after(&reply, decoded)
+                    });
+                    charge_outcome(&request.reference, outcome)
+                })
+                .await;
+            charge.ended();
+            outcome
         })
         .await
     }

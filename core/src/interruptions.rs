@@ -188,7 +188,7 @@ mod tests {
         };
         let result = {
             let call = std::pin::pin!(call_until(finish, started, Arc::clone(&dropped)));
-            run_unless_interrupted(call, |call| runtime.block_on(call))
+            run_unless_interrupted(call, &crate::in_flight::Watch::new(), |call| runtime.block_on(call))
         };
         // SAFETY: clearing sets no pointer.
         unsafe { set_for_this_thread(None) };
@@ -218,7 +218,10 @@ mod tests {
         unsafe { set_for_this_thread(None) };
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         let call = std::pin::pin!(async { Ok::<_, SikaError>(3) });
-        assert_eq!(run_unless_interrupted(call, |call| runtime.block_on(call)).expect("ran"), 3);
+        assert_eq!(
+            run_unless_interrupted(call, &crate::in_flight::Watch::new(), |call| runtime.block_on(call)).expect("ran"),
+            3
+        );
         assert!(this_thread().is_none());
     }
 }

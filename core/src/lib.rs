@@ -47,6 +47,7 @@ pub mod decode;
 mod error;
 #[cfg(feature = "uniffi")]
 pub mod ffi;
+mod in_flight;
 #[cfg_attr(not(feature = "uniffi"), allow(dead_code))]
 mod interruptions;
 // The payments ledger (ADR 0046): off by default; the cdylib enables and exports it (ADR 0050).
@@ -73,6 +74,7 @@ pub use client::{CallOptions, Client};
 pub use config::ClientConfig;
 pub use country::{CountryInfo, countries, country_info_from_json};
 pub use error::{Result, SikaError};
+pub use in_flight::take_cancelled_charge;
 pub use models::{
     Bank, BankAccountType, ChargeRequest, ChargeResponse, CustomField, Customer, MobileMoneyProvider, Transaction,
     bank_from_json, charge_request_from_json, charge_response_from_json, custom_field_from_json, customer_from_json,

@@ -72,7 +72,6 @@ impl<T> PerProcess<T> {
     }
 
     /// This process's value if it has built one (and not shut it down); never builds.
-    #[cfg(any(feature = "uniffi", feature = "ledger", test))]
     pub(crate) fn current(&self) -> Option<Arc<T>> {
         self.own()?.value.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }

@@ -22,13 +22,15 @@ use tracing::Instrument;
 
 use crate::config::{ClientConfig, is_loopback};
 use crate::error::{Result, SikaError};
+use crate::in_flight::Charge;
 use crate::request_id::{self, CallIds};
 use crate::tls;
 use crate::trace::AttemptSpan;
 
 mod sockets;
 
-use sockets::{ConnectTimedOut, Connector, Progress, SocketBudget};
+pub(crate) use sockets::Progress;
+use sockets::{ConnectTimedOut, Connector, SocketBudget};
 
 /// A pool of HTTP connections over the SDK's own sockets (ADR 0065). It follows no redirect: a
 /// payment API has no reason to send one, and following it could send the key elsewhere.
@@ -169,7 +171,7 @@ impl Transport {
         let mut attempt = 0;
         loop {
             let request = Attempt { method: Method::GET, url: url.clone(), body: None, number: attempt + 1 };
-            let outcome = self.attempt(&self.http, request, deadline, &mut Sent::Maybe, ids).await;
+            let outcome = self.attempt(&self.http, request, deadline, &mut Sent::Maybe, ids, None).await;
             let wait = match &outcome {
                 Ok(reply) if is_retryable_status(reply.status) => match reply.retry_after_seconds {
                     Some(seconds) if reply.status == 429 => {
@@ -209,25 +211,27 @@ impl Transport {
     /// server may be closing): a charge that may have reached the service must never be sent
     /// again. The error says whether the request certainly did not leave (`Sent::No`: no
     /// connection was free within the deadline, or none could be made) or may have reached
-    /// the service.
+    /// the service. `charge` follows the attempt, for a call ended early (in_flight.rs).
     pub(crate) async fn post_json(
         &self,
         url: Url,
         body: Vec<u8>,
         timeout: Duration,
         ids: &CallIds,
+        charge: &Charge,
     ) -> std::result::Result<Reply, (SikaError, Sent)> {
         let deadline = Instant::now() + timeout;
         let mut sent = Sent::No;
         let request = Attempt { method: Method::POST, url, body: Some(body), number: 1 };
-        let outcome = self.attempt(&self.fresh, request, deadline, &mut sent, ids).await;
+        let outcome = self.attempt(&self.fresh, request, deadline, &mut sent, ids, Some(charge)).await;
         outcome.map_err(|error| (error, sent))
     }
 
     /// One request within `deadline`: the one place every attempt goes through (its id, its
     /// log record, its outcome). `sent` becomes `Maybe` once the request is handed to a
     /// connection, and `No` again when that connection could not be made. Its error carries
-    /// the service's request id when an answer came with one, else the id sent.
+    /// the service's request id when an answer came with one, else the id sent. A charge's
+    /// attempt is followed by its `charge` (in_flight.rs).
     async fn attempt(
         &self,
         http: &HttpClient,
@@ -235,6 +239,7 @@ impl Transport {
         deadline: Instant,
         sent: &mut Sent,
         ids: &CallIds,
+        charge: Option<&Charge>,
     ) -> Result<Reply> {
         let (method_name, path) = (method.to_string(), url.path().to_owned());
         let sent_id = ids.attempt(attempt);
@@ -273,6 +278,9 @@ impl Transport {
         .map_err(|error| SikaError::configuration(format!("the request could not be built: {error}")));
         let started = Instant::now();
         let progress = Arc::new(Progress::default());
+        if let Some(charge) = charge {
+            charge.attempting(&progress);
+        }
         let exchange = async {
             let response = progress.track(http.request(request?)).await.map_err(|error| request_error(&error))?;
             let status = response.status();

@@ -21,6 +21,7 @@ use tokio::task::{JoinError, JoinHandle};
 
 use super::wake_gate::{GatedWaker, WakeGate};
 use crate::error::{Result, SikaError};
+use crate::in_flight::Watch;
 use crate::process::PerProcess;
 
 /// Worker threads per process. A call's own work is small (a request, a decode), so two keep
@@ -72,8 +73,9 @@ where
         ));
     }
     let handle = RUNTIME.get(build)?.runtime.handle().clone();
+    let watch = Watch::new();
     // Aborted when dropped: a call its host interrupts (ADR 0070) ends with it.
-    let mut task = tokio_util::task::AbortOnDropHandle::new(handle.spawn(call));
+    let mut task = tokio_util::task::AbortOnDropHandle::new(handle.spawn(watch.scope(call)));
     let task = std::pin::pin!(async move {
         match (&mut task).await {
             Ok(result) => result,
@@ -81,7 +83,7 @@ where
             Err(_cancelled) => Err(SikaError::Cancelled),
         }
     });
-    crate::blocking::run_unless_interrupted(task, |call| handle.block_on(call))
+    crate::blocking::run_unless_interrupted(task, &watch, |call| handle.block_on(call))
 }
 
 /// Whether the host has closed its wakes (Python at exit): no callback may reach it then.
@@ -128,7 +130,9 @@ impl HostRuntime {
         if self.gate.is_closed() {
             return Err(SikaError::configuration(HOST_CLOSED));
         }
-        Ok(HostCall { task: self.runtime.spawn(call), gate: Arc::clone(&self.gate), waker: None })
+        let watch = Watch::new();
+        let task = self.runtime.spawn(watch.scope(call));
+        Ok(HostCall { task, watch, gate: Arc::clone(&self.gate), waker: None })
     }
 }
 
@@ -136,6 +140,8 @@ impl HostRuntime {
 /// it finished.
 struct HostCall<T> {
     task: JoinHandle<T>,
+    /// What the call did, for its end when it is dropped before it (in_flight.rs).
+    watch: Arc<Watch>,
     gate: Arc<WakeGate>,
     /// The gated form of the host's waker, rebuilt only when the host's waker changes.
     waker: Option<GatedWaker>,
@@ -158,6 +164,12 @@ impl<T> Drop for HostCall<T> {
     fn drop(&mut self) {
         // A no-op once the task has finished.
         self.task.abort();
+        // The host cancelled the call: a charge of it that may have been sent is logged, and
+        // kept for the host to take as its cancellation's cause (ADR 0075); one that was not
+        // can no longer connect.
+        if !self.task.is_finished() {
+            let _ = self.watch.ended_early(true);
+        }
     }
 }
 

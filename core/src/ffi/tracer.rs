@@ -186,6 +186,8 @@ enum EndTo {
 /// A call the host traces, until it ends.
 pub(crate) struct Traced {
     id: i64,
+    /// The call's reference, for its end when it is dropped (a charge's may be unknown).
+    reference: Option<String>,
     trace: Arc<CallTrace>,
     end_to: EndTo,
     ended: bool,
@@ -211,6 +213,7 @@ pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &url::Ur
     // A context the service could not read is not sent; the span is still ended.
     Some(Traced {
         id: traced.id,
+        reference: reference.map(str::to_owned),
         trace: CallTrace::checked(traced.traceparent, traced.tracestate, true),
         end_to,
         ended: false,
@@ -248,10 +251,12 @@ impl Traced {
 }
 
 impl Drop for Traced {
-    /// A call dropped before its end (the host cancelled it) ends as `Cancelled`.
+    /// A call dropped before its end (the host cancelled it) ends as `Cancelled`, or as
+    /// `ChargeOutcomeUnknown` when it was a charge that may have been sent (ADR 0075).
     fn drop(&mut self) {
         if !self.ended {
-            self.finish(Some(&SikaError::Cancelled), None);
+            let error = crate::in_flight::dropped_call_error(self.reference.as_deref());
+            self.finish(Some(&error), None);
         }
     }
 }

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -33,11 +33,19 @@ tokio::task_local! {
 }
 
 /// How far one attempt got: whether a socket was connected for it (a charge's request cannot
-/// have reached the service before that).
+/// have reached the service before that), or whether its call gave it up first, after which no
+/// socket connects for it (ADR 0075): "not sent" then stays true.
 #[derive(Default)]
 pub(crate) struct Progress {
-    connected: AtomicBool,
+    state: AtomicU8,
 }
+
+/// `Progress::state`: no socket yet.
+const CONNECTING: u8 = 0;
+/// A socket was connected for the attempt: its request may have left.
+const CONNECTED: u8 = 1;
+/// The call gave the attempt up before any socket connected: none will.
+const ABANDONED: u8 = 2;
 
 impl Progress {
     /// Runs `request` as this attempt's: the connector it reaches marks this progress, and a
@@ -47,7 +55,25 @@ impl Progress {
     }
 
     pub(crate) fn connected(&self) -> bool {
-        self.connected.load(Ordering::Acquire)
+        self.state.load(Ordering::Acquire) == CONNECTED
+    }
+
+    /// Marks a socket connected for this attempt; false when the call gave the attempt up
+    /// first: the socket must then be closed unused.
+    pub(crate) fn connect(&self) -> bool {
+        match self.state.compare_exchange(CONNECTING, CONNECTED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => true,
+            Err(state) => state == CONNECTED,
+        }
+    }
+
+    /// The call gives this attempt up: whether its request may have left (a socket was
+    /// connected for it). When not, no socket will be: the answer stays true.
+    pub(crate) fn abandon(&self) -> bool {
+        match self.state.compare_exchange(CONNECTING, ABANDONED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => false,
+            Err(state) => state == CONNECTED,
+        }
     }
 }
 
@@ -187,8 +213,9 @@ impl Service<Uri> for Connector {
         let opening = self.clone().open(dst);
         ForegroundOnly(Box::pin(async move {
             let socket = opening.await?;
-            if let Some(progress) = progress {
-                progress.connected.store(true, Ordering::Release);
+            // A call that gave the attempt up already said "not sent": the socket closes unused.
+            if progress.is_some_and(|progress| !progress.connect()) {
+                return Err(NoLongerNeeded.into());
             }
             Ok(socket)
         }))

@@ -24,6 +24,7 @@ from . import (
     blocking,
     byte_strings,
     calls,
+    cancelled_charges,
     decisions,
     defaults,
     enum_writes,
@@ -50,7 +51,11 @@ texts.install(_ffi)
 objects.install(_ffi, _meta.OBJECTS)
 lifecycle.install(_ffi, _meta.OBJECTS)
 blocking.install(_ffi)
+<<<<<<< HEAD
 fulfilment.install(_ffi)
+=======
+cancelled_charges.install(_ffi)
+>>>>>>> wt-46
 records.install(_ffi, _meta)
 decisions.install(_ffi, _meta.DATA_ENUMS)
 amounts.install(_ffi, _meta.RECORDS)

@@ -11,7 +11,9 @@ Python outside its runtime and calls `_give_way`, which drains the pipe and runs
 (`PyErr_CheckSignals`). A handler that returns lets the same call resume; one that raises
 (`KeyboardInterrupt`, gunicorn's `SystemExit`) makes the core drop the call, which closes its
 connection (nothing sent after), and its exception propagates from the call
-(core/src/interruptions.rs).
+(core/src/interruptions.rs). A charge dropped so after its request may have reached the service
+is `ChargeOutcomeUnknown` in the core (ADR 0075): the handler's exception is raised with it as
+its `__cause__`.
 
 CPython runs a pending handler as soon as `_give_way`'s frame starts, before its first line:
 a handler that raises there ends the callback, and ctypes reports the exception as unraisable
@@ -142,7 +144,10 @@ def install(ffi: types.ModuleType) -> None:
     blocking = _shape.class_(ffi, "BlockingClient")
     client: typing.Any = _shape.class_(ffi, "Client")
     blocking_ledger = _shape.class_(ffi, "BlockingLedger")
-    cancelled: typing.Any = _shape.attribute(_shape.attribute(ffi, "SikaError"), "Cancelled")
+    errors: typing.Any = _shape.attribute(ffi, "SikaError")
+    cancelled: typing.Any = _shape.attribute(errors, "Cancelled")
+    # A charge dropped after it may have been sent ends so, not `Cancelled` (ADR 0075).
+    outcome_unknown: typing.Any = _shape.attribute(errors, "ChargeOutcomeUnknown")
     library: typing.Any = _shape.attribute(ffi, "_UniffiLib")
     watch_this_thread = _shape.attribute(library, "sika_ffi_watch_this_thread")
     give_way_type = ctypes.CFUNCTYPE(None)
@@ -193,6 +198,13 @@ def install(ffi: types.ModuleType) -> None:
             except cancelled:
                 if call.raised is not None:
                     raise call.raised from None
+                raise
+            except outcome_unknown as unknown:
+                # The handler's exception is the host's to raise (KeyboardInterrupt, gunicorn's
+                # SystemExit), with the charge that may have gone through as its cause: the core
+                # logged it at WARN with its reference and request id (ADR 0075).
+                if call.raised is not None:
+                    raise call.raised from unknown
                 raise
             finally:
                 _calls.pop()

@@ -246,10 +246,16 @@ impl Member<'_> {
         // Parameters whose type has a blocking form take it, and pass its async object on.
         let mut parameters = Vec::new();
         let mut arguments = Vec::new();
+        // A call that makes a charge tells the parking of it: interrupted after sending, it
+        // throws the charge's `ChargeOutcomeUnknown` (ADR 0075).
+        let mut charge = None;
         for (parameter, name) in split_top_level(m.parameters).into_iter().zip(&m.names) {
             let parameter = parameter.trim();
             let declared = parameter.split_once("`: ").map(|(_, t)| t).unwrap_or_default();
             let (kind, default) = declared.split_once(" = ").map_or((declared, None), |(t, d)| (t, Some(d)));
+            if kind == "ChargeRequest" {
+                charge = Some(format!("`{name}`"));
+            }
             match blocking_form_of(kind, forms) {
                 Some(blocking) => {
                     let default = default.map(|d| format!(" = {d}")).unwrap_or_default();
@@ -282,7 +288,10 @@ impl Member<'_> {
         };
         let (body, doc) = match self.kind {
             Kind::Method { suspends: true } => (
-                format!("parkUntilDone {{ {call} }}"),
+                match &charge {
+                    Some(charge) => format!("parkUntilDone({charge}) {{ {call} }}"),
+                    None => format!("parkUntilDone {{ {call} }}"),
+                },
                 format!("{doc}, waiting for its result: the calling thread parks."),
             ),
             Kind::Factory => (call, format!("{doc}, giving the blocking form.")),
@@ -320,6 +329,9 @@ const PARKS: &str = " * Each call runs the async object's call and parks the cal
  * - [Thread.interrupt] ends the call at once with [SikaException.Cancelled], sets the thread's
  *   interrupt flag again, and cancels the call in Rust: its connection is closed and nothing
  *   more is sent. A thread already interrupted when it calls gets the same, and nothing is sent.
+ *   A charge interrupted after its request may have reached the service throws
+ *   [SikaException.ChargeOutcomeUnknown] instead (its reference and request id: verify it
+ *   before charging again; ADR 0075).
 ";
 
 #[cfg(test)]
@@ -353,6 +365,17 @@ mod tests {
         assert_eq!(file.matches("constructor(").count(), 2, "{file}");
         assert!(file.contains("        @JvmStatic\n        @Throws(SikaException::class)\n        public fun `fromEnv`(): BlockingClient =\n            BlockingClient(Client.`fromEnv`())\n"), "{file}");
         assert!(file.starts_with("// Written by Sika's uniffi-bindgen"));
+    }
+
+    #[test]
+    fn b232_a_blocking_charge_tells_the_parking_of_its_request() {
+        let both = format!("{CLIENT}{LEDGER}")
+            .replace("`verify`(`reference`: kotlin.String)", "`verify`(`request`: ChargeRequest)");
+        let all = files(&both).unwrap();
+        let file = &all[0].1;
+        assert!(file.contains("        parkUntilDone(`request`) { async.`verify`(`request`) }\n"), "{file}");
+        // Any other call parks with no charge.
+        assert!(file.contains("        parkUntilDone { async.`list`(`country`) }\n"), "{file}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod blocking_forms;
 mod call_status;
+mod closed_objects;
 mod completable_futures;
 mod default_overloads;
 mod error_messages;
@@ -23,6 +24,7 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = completable_futures::patch(text)?;
     let text = call_status::patch(text)?;
     let text = returned_buffers::patch(text)?;
+    let text = closed_objects::patch(text)?;
     default_overloads::patch(text)
 }
 

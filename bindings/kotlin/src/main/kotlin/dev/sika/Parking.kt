@@ -37,11 +37,13 @@ private const val CANCEL_GRACE_MS = 2_000L
  * (ADR 0036). A virtual thread unmounts while it waits: no JNA call is in progress then, so its
  * carrier is free. On [Thread.interrupt] the call is cancelled (the Rust future dropped, its
  * connection closed), the interrupt flag is set again and [SikaException.Cancelled] thrown; a
- * thread already interrupted sends nothing.
+ * thread already interrupted sends nothing. A call that makes [charge] throws
+ * [SikaException.ChargeOutcomeUnknown] instead when the charge may have been sent (ADR 0075):
+ * the core kept it, and logged it at WARN, as the Rust future was dropped.
  */
 @Throws(SikaException::class)
-internal fun <T> parkUntilDone(call: suspend () -> T): T {
-    if (Thread.interrupted()) throw cancelledBy(Job().apply { cancel() })
+internal fun <T> parkUntilDone(charge: ChargeRequest? = null, call: suspend () -> T): T {
+    if (Thread.interrupted()) throw cancelledBy(Job().apply { cancel() }, null)
     val result = CompletableFuture<T>()
     // Undispatched: the call starts on this thread, up to its first wait, without a hop.
     val job = sikaCalls.launch(start = CoroutineStart.UNDISPATCHED) {
@@ -54,7 +56,7 @@ internal fun <T> parkUntilDone(call: suspend () -> T): T {
     try {
         return result.get()
     } catch (_: InterruptedException) {
-        throw cancelledBy(job)
+        throw cancelledBy(job, charge)
     } catch (failure: ExecutionException) {
         throw failure.cause ?: failure
     }
@@ -62,9 +64,11 @@ internal fun <T> parkUntilDone(call: suspend () -> T): T {
 
 /**
  * Cancels [job] and waits (a bounded while, not interruptibly) until it has ended, so the Rust
- * future is dropped when the caller sees the exception; then sets the interrupt flag again.
+ * future is dropped when the caller sees the exception; then sets the interrupt flag again. The
+ * exception: [charge]'s [SikaException.ChargeOutcomeUnknown] when it may have been sent, else
+ * [SikaException.Cancelled].
  */
-private fun cancelledBy(job: Job): SikaException.Cancelled {
+private fun cancelledBy(job: Job, charge: ChargeRequest?): SikaException {
     job.cancel()
     val ended = CountDownLatch(1)
     job.invokeOnCompletion { ended.countDown() }
@@ -78,5 +82,5 @@ private fun cancelledBy(job: Job): SikaException.Cancelled {
         }
     }
     Thread.currentThread().interrupt()
-    return SikaException.Cancelled()
+    return charge?.let { takeCancelledCharge(it.reference) } ?: SikaException.Cancelled()
 }
