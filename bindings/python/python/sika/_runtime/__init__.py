@@ -51,11 +51,8 @@ texts.install(_ffi)
 objects.install(_ffi, _meta.OBJECTS)
 lifecycle.install(_ffi, _meta.OBJECTS)
 blocking.install(_ffi)
-<<<<<<< HEAD
 fulfilment.install(_ffi)
-=======
 cancelled_charges.install(_ffi)
->>>>>>> wt-46
 records.install(_ffi, _meta)
 decisions.install(_ffi, _meta.DATA_ENUMS)
 amounts.install(_ffi, _meta.RECORDS)
