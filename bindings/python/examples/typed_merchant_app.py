@@ -178,6 +178,20 @@ def ledger_archived(record: sika.PaymentRecord, claim: sika.Claim, options: sika
     return f"{record.reference}: {len(record.events)} events, claim {claim.offer} until {claim.lease_expires_at}"
 
 
+def decisions_archived(check: sika.PaymentCheck, decision: sika.WebhookDecision, answer: sika.LedgerDecision) -> None:
+    """Decisions for an audit log or a queue: the core's JSON, with their kind, read back equal."""
+    assert sika.payment_check_from_json(check.to_json()) == check
+    assert sika.webhook_decision_from_json(decision.to_json()) == decision
+    assert sika.ledger_decision_from_json(answer.to_json()) == answer
+
+
+def cancelled_charge(reference: str) -> str:
+    """After a charge's call was cancelled: whether it may have been made (then verify the
+    reference, never charge it again blindly)."""
+    unknown = sika.take_cancelled_charge(reference)
+    return "not sent" if unknown is None else f"may have been made: {unknown}"
+
+
 def reconcile_job(ledger: sika.BlockingLedger, client: sika.BlockingClient, options: sika.ReconcileOptions) -> list[str]:
     """A scheduled job (Celery beat, cron): ship what the notifications missed; a failed check
     stays open for the next run."""
@@ -188,8 +202,11 @@ def reconcile_job(ledger: sika.BlockingLedger, client: sika.BlockingClient, opti
         # Every answer, and no `case _`: checkers know there is no other (B254).
         match payment.decision:
             case sika.LedgerDecision.FULFIL(claim):
-                shipped.append(payment.reference)
-                ledger.mark_fulfilled(claim)
+                try:
+                    with ledger.fulfilment(claim) as held:  # renewed first; marked at the end
+                        shipped.append(held.reference)
+                except sika.SikaError.ClaimLost:
+                    continue  # its lease ended while earlier ones shipped: another caller has it
             case sika.LedgerDecision.ALREADY_FULFILLED() | sika.LedgerDecision.IN_PROGRESS():
                 pass
             case sika.LedgerDecision.DECIDED(decision):

@@ -214,8 +214,8 @@ def readme_plugin_example() -> str:
 # client decides to fulfil (the client alone cannot know another delivery shipped already).
 LEDGER_HANDLER = """        decision = sika_ledger.handle_webhook(sika_blocking_client, body)
         if isinstance(decision, sika.LedgerDecision.FULFIL):
-            shipped.append(decision.claim.reference)          # ship the order
-            sika_ledger.mark_fulfilled(decision.claim)
+            with sika_ledger.fulfilment(decision.claim):      # marked when the block ends
+                shipped.append(decision.claim.reference)      # ship the order
         return decision.http_status()
 """
 NAIVE_HANDLER = """        decision = sika_blocking_client.handle_webhook(body, ORDER)

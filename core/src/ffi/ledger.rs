@@ -234,6 +234,14 @@ impl Ledger {
     /// `mark_fulfilled` is): the claim with its new `lease_expires_at`; `ClaimLost` (logged at
     /// WARN) when the reference was offered again meanwhile: stop the fulfilment. The
     /// fulfilment blocks of each language call it every `renew_interval_ms()`.
+    ///
+    /// Parameters:
+    /// - `claim`: the claim of a `Fulfil` decision (or its last renewal) whose order is being fulfilled.
+    ///
+    /// Returns: the claim with its new `lease_expires_at` (a claim already marked fulfilled, as it is).
+    ///
+    /// Errors: `ClaimLost` (another caller holds the reference's claim now), `Storage` when the
+    /// database fails or does not answer within `timeout_ms`: nothing changed.
     pub async fn renew(&self, claim: Claim) -> Result<Claim> {
         let ledger = Arc::clone(&self.0);
         runtime::run(async move { ledger.renew(&claim).await }).await
@@ -243,12 +251,23 @@ impl Ledger {
     /// or reconcile is offered the reference immediately, not after the lease. Recorded with
     /// `reason`. A claim already marked fulfilled stays fulfilled; `ClaimLost` when it was
     /// offered again meanwhile.
+    ///
+    /// Parameters:
+    /// - `claim`: the claim of a `Fulfil` decision whose fulfilment failed.
+    /// - `reason`: why, for the audit trail (at most 500 characters are kept).
+    ///
+    /// Errors: `ClaimLost` (another caller holds the reference's claim now), `Storage` when the
+    /// database fails or does not answer within `timeout_ms`: nothing changed.
     pub async fn release(&self, claim: Claim, reason: String) -> Result<()> {
         let ledger = Arc::clone(&self.0);
         runtime::run(async move { ledger.release(&claim, &reason).await }).await
     }
 
     /// How often a claim's holder renews it while working: a third of the lease.
+    ///
+    /// Returns: milliseconds.
+    ///
+    /// Errors: none (it reads a setting).
     pub fn renew_interval_ms(&self) -> i64 {
         renew_interval_ms(&self.0)
     }

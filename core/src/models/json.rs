@@ -201,6 +201,7 @@ pub(crate) fn decision_from_text<T: DeserializeOwned>(json: &str, decision: &str
 }
 
 /// A decision held in another (`LedgerDecision::Decided`), written in its own JSON shape.
+#[cfg(feature = "ledger")]
 pub(crate) fn nested_decision<S: Serializer, T: serde::Serialize>(
     decision: &T,
     serializer: S,
@@ -210,6 +211,7 @@ pub(crate) fn nested_decision<S: Serializer, T: serde::Serialize>(
 }
 
 /// A nested decision read back from its own JSON shape.
+#[cfg(feature = "ledger")]
 pub(crate) fn nested_decision_from_text<'de, D: Deserializer<'de>, T: DeserializeOwned>(
     deserializer: D,
 ) -> Result<T, D::Error> {

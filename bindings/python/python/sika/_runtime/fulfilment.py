@@ -203,22 +203,28 @@ def install(ffi: types.ModuleType) -> None:
                 f"fulfilment() takes the Claim of a Fulfil decision (decision.claim), not {type(claim).__name__}"
             )
 
+    # One text for both forms (`help()` of a blocking method is its async twin's, B102).
+    doc = """Fulfils the claim's order in a `with` block (`async with` on `Ledger`): renews the
+        claim on entry and every `renew_interval_ms()` while the block runs, marks it fulfilled
+        when the block ends, gives it back (`release`) when the block raises an error.
+
+        Parameters:
+        - `claim`: the claim of a `Fulfil` decision (`decision.claim`).
+
+        Returns: a context manager whose value is the claim.
+
+        Errors: `ClaimLost` on entry (the claim went to another caller meanwhile: the block does
+        not run) or at the block's end (a renewal found it lost: neither marked nor released);
+        `Storage` when the database fails; `TypeError` for anything but a `Claim`."""
+
     def blocking_fulfilment(self: typing.Any, claim: typing.Any) -> _BlockingFulfilment:
-        """Fulfils the claim's order in a `with` block: renews the claim on entry (`ClaimLost`
-        when it was offered to another caller meanwhile: the block does not run) and while the
-        block runs, marks it fulfilled when the block ends, gives it back (`release`) when the
-        block raises. A renewal that found the claim lost raises `ClaimLost` when it ends."""
         _checked(claim)
         return _BlockingFulfilment(self, claim, claim_lost)
 
     def async_fulfilment(self: typing.Any, claim: typing.Any) -> _AsyncFulfilment:
-        """Fulfils the claim's order in an `async with` block: renews the claim on entry
-        (`ClaimLost` when it was offered to another caller meanwhile: the block does not run)
-        and while the block runs, marks it fulfilled when the block ends, gives it back
-        (`release`) when the block raises. A renewal that found the claim lost raises
-        `ClaimLost` when it ends."""
         _checked(claim)
         return _AsyncFulfilment(self, claim, claim_lost)
 
+    blocking_fulfilment.__doc__ = async_fulfilment.__doc__ = doc
     blocking.fulfilment = blocking_fulfilment  # type: ignore[attr-defined]
     ledger.fulfilment = async_fulfilment  # type: ignore[attr-defined]

@@ -263,7 +263,9 @@ class ShopServerTest(private val sandbox: SikaSandbox) {
         }
         assertTrue(answers.all { it.text("fulfilled_by") in setOf("webhook", "check") })
         val deliveries = sandbox.deliveries().filter { it["reference"] in references }
-        assertTrue(deliveries.all { it["delivered"] == true }, deliveries.toString())
+        // Delivered, or answered 503 while the order's check held its claim ("in progress",
+        // ADR 0071: the service delivers it again).
+        assertTrue(deliveries.all { it["delivered"] == true || it["http_status"] == 503 }, deliveries.toString())
     }
 
     @Test
