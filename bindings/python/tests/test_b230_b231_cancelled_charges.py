@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import threading
 import time
 
@@ -125,8 +126,12 @@ async def test_b231_an_asyncio_charge_cancelled_after_it_was_sent_raises_cancell
     task.cancel()
     with pytest.raises(asyncio.CancelledError) as cancelled:
         await task
-    assert_outcome_unknown(cancelled.value.__cause__, reference, sandbox)
-    assert sika.take_cancelled_charge(reference) is None, "taken once, as the cause"
+    if sys.version_info >= (3, 11):
+        assert_outcome_unknown(cancelled.value.__cause__, reference, sandbox)
+        assert sika.take_cancelled_charge(reference) is None, "taken once, as the cause"
+    else:
+        # 3.9 and 3.10 give the awaiter a fresh CancelledError: the error waits to be taken.
+        assert_outcome_unknown(sika.take_cancelled_charge(reference), reference, sandbox)
     request_id = charges_received(sandbox)[-1]
     # The log bridge hands records to `logging` from its own thread (ADR 0044).
     while not any(reference in r.getMessage() and request_id in r.getMessage() for r in caplog.records):

@@ -8,6 +8,10 @@ been sent; when it may, it logs a WARN record with the reference and the request
 and `Ledger.initiate_charge` take it when they are cancelled, and raise the `CancelledError`
 with it as its `__cause__` (the task's awaiter gets that same exception). A charge cancelled
 before anything was sent raises the bare `CancelledError`, as before.
+
+Python 3.9 and 3.10 hand a cancelled task's awaiter a fresh `CancelledError` (3.11 re-raises the
+task's own), so there a cause could not reach the caller: the error is left for
+`take_cancelled_charge(reference)`, with the WARN record, instead of being taken for nothing.
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import sys
 import types
 import typing
 
 from . import _shape
+
+_CAUSE_REACHES_THE_AWAITER = sys.version_info >= (3, 11)
 
 
 def install(ffi: types.ModuleType) -> None:
@@ -39,7 +46,7 @@ def install(ffi: types.ModuleType) -> None:
                 return await generated(*args, **kwargs)
             except asyncio.CancelledError as cancelled:
                 request: typing.Any = bind(*args, **kwargs).arguments.get("request")
-                if request is not None and isinstance(request, request_type):
+                if _CAUSE_REACHES_THE_AWAITER and isinstance(request, request_type):
                     unknown = take(request.reference)
                     if unknown is not None:
                         raise cancelled from unknown
