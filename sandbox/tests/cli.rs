@@ -26,6 +26,33 @@ fn b86_every_subcommand_its_help_and_its_exit_codes() {
     cases.run();
 }
 
+/// No key anywhere: exit 23, saying how to give one, with nothing sent and nothing on stdout.
+/// (These were trycmd cases whose own environment the suite's `SIKA_SECRET_KEY` overrode, so
+/// they ran with the good key and snapshotted a success: tests of nothing.)
+#[test]
+fn b86_no_key_anywhere_exits_23_saying_how_to_give_one() {
+    let sandbox = CliSandbox::start(&[]);
+    let output = sandbox.sika(&["banks"]).env_remove("SIKA_SECRET_KEY").output().expect("run sika");
+    assert_eq!(output.status.code(), Some(23), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stderr), "sika: no secret key: set SIKA_SECRET_KEY or pass --key-file FILE (mode 0600)\n");
+    assert!(output.stdout.is_empty(), "{}", text(&output.stdout));
+}
+
+/// A wrong key: exit 10 (the service's `Unauthorized`), and neither the wrong key nor the
+/// sandbox's own is printed.
+#[test]
+fn b86_a_wrong_key_exits_10_and_prints_neither_key() {
+    let sandbox = CliSandbox::start(&[]);
+    let wrong = "sk_test_canary_wrong_key_0000";
+    let output = sandbox.sika(&["providers"]).env("SIKA_SECRET_KEY", wrong).output().expect("run sika");
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(10), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    for key in [wrong, KEY] {
+        assert!(!stdout.contains(key) && !stderr.contains(key), "a key was printed: {stderr}");
+    }
+}
+
 #[test]
 fn b90_the_key_is_read_from_an_owner_only_file_and_never_shown() {
     let sandbox = CliSandbox::start(&[]);
