@@ -23,11 +23,18 @@ ensure_python_venv() {
 }
 
 # Builds the wheel (maturin: the release cdylib, then bindings generated from it) and installs
-# it over any previous build, so the venv never runs stale bindings.
+# it over any previous build, so the venv never runs stale bindings. SIKA_PYTHON_BUILD=debug
+# (scripts/dev-python) builds it from the debug cdylib instead, the one `cargo build` and the Rust
+# suite already made: seconds instead of a release build's minutes, for the edit-test loop only
+# (the suites and the release files are always built with --release).
 install_sika() {
-  local wheels="$ROOT/target/python-wheels"
+  local wheels="$ROOT/target/python-wheels" profile=(--release)
+  if [[ "${SIKA_PYTHON_BUILD:-release}" == debug ]]; then
+    wheels="$ROOT/target/python-wheels-debug"
+    profile=()
+  fi
   rm -rf "$wheels"
-  (cd "$PYTHON_DIR" && "$VENV/bin/maturin" build --release --out "$wheels")
+  (cd "$PYTHON_DIR" && "$VENV/bin/maturin" build "${profile[@]}" --out "$wheels")
   "$VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/sika-*.whl
 }
 

@@ -145,6 +145,68 @@ fn error_for(http_status: u16, message: &str) -> SikaError {
 mod tests {
     use super::*;
 
+    /// The messages of the spec's error table (`## Errors` of docs/spec/service-interface.md):
+    /// the first cell of each row under its header.
+    fn spec_error_messages() -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/spec/service-interface.md");
+        let spec = std::fs::read_to_string(path).expect("the spec");
+        let section = spec.split("\n## ").find(|section| section.starts_with("Errors\n")).expect("## Errors");
+        let mut rows = section.lines().filter(|line| line.starts_with('|'));
+        let header = rows.next().expect("the error table");
+        assert!(header.contains("Message"), "{header}");
+        rows.skip(1) // the |---| line
+            .map(|row| row.trim_matches('|').split('|').next().unwrap_or_default().trim().to_owned())
+            .collect()
+    }
+
+    fn envelope(message: &str) -> Vec<u8> {
+        serde_json::json!({ "status": false, "message": message, "data": null }).to_string().into()
+    }
+
+    /// Every message of the spec's error table decodes to the kind whose sample in
+    /// tests/fixtures/errors.json names it (`service_message`), in any case and with outer space,
+    /// from every decoder and whatever the HTTP status; a documented message the table of
+    /// `error_for` does not know would be an `Api` and fails here; and no sample names a message
+    /// the spec does not document.
+    #[test]
+    fn b296_every_documented_error_message_decodes_to_its_kind() {
+        let documented = spec_error_messages();
+        assert!(documented.len() >= 5, "{documented:?}");
+        let samples = crate::error::tests::fixture_kinds();
+        let claimed: Vec<(&str, &str)> = samples
+            .iter()
+            .filter_map(|sample| Some((sample.get("service_message")?.as_str()?, sample["kind"].as_str()?)))
+            .collect();
+        let mut claimed_messages: Vec<&str> = claimed.iter().map(|(message, _)| *message).collect();
+        let mut documented_messages: Vec<&str> = documented.iter().map(String::as_str).collect();
+        claimed_messages.sort_unstable();
+        documented_messages.sort_unstable();
+        assert_eq!(claimed_messages, documented_messages, "errors.json's service_message: the spec's error table");
+        for (message, kind) in claimed {
+            for text in [message.to_owned(), format!("  {}\n", message.to_uppercase())] {
+                for http_status in [400, 401, 404, 500] {
+                    let body = envelope(&text);
+                    let decoded = [
+                        transaction_response(http_status, &body).map(drop),
+                        banks_response(http_status, &body).map(drop),
+                        providers_response(http_status, &body).map(drop),
+                        charge_response(http_status, &body).map(drop),
+                    ];
+                    for result in decoded {
+                        let error = result.expect_err("an error envelope");
+                        assert_eq!(error.kind(), kind, "{text:?} (HTTP {http_status}): {error:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn b296_an_undocumented_message_is_api_with_the_service_text() {
+        let error = transaction_response(400, &envelope("Unknown account")).expect_err("an error envelope");
+        assert_eq!(error, SikaError::Api { http_status: 400, message: "Unknown account".into(), request_id: None });
+    }
+
     fn answer_about(tx_ref: &str) -> Vec<u8> {
         let object = serde_json::json!({
             "id": 1, "domain": "test", "amount": 5, "currency": "GHS", "tx_ref": tx_ref, "gw_ref": "GW-1", "has_invoice": false,

@@ -7,6 +7,8 @@
 /// Everything that can go wrong in a Sika call. Messages never contain the secret key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Error), uniffi::export(Display))]
+// The core's own tests build each kind from its sample in tests/fixtures/errors.json (ADR 0084).
+#[cfg_attr(test, derive(serde::Deserialize), serde(tag = "kind", content = "fields"))]
 pub enum SikaError {
     /// The service answered `Unauthorized`: the secret key is wrong or revoked.
     #[error("unauthorized: the service rejected the secret key{}", request_id_text(.request_id))]
@@ -154,6 +156,29 @@ fn retry_after_text(seconds: Option<i64>) -> String {
 }
 
 impl SikaError {
+    /// The variant's name, as every language names the kind (`"TransactionNotFound"`): the
+    /// `error.type` of a trace (ADR 0058) and the `kind` of the `sika` command's errors.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Unauthorized { .. } => "Unauthorized",
+            Self::InvalidCountryCode { .. } => "InvalidCountryCode",
+            Self::NoProvidersFound { .. } => "NoProvidersFound",
+            Self::TransactionNotFound { .. } => "TransactionNotFound",
+            Self::InvalidReference { .. } => "InvalidReference",
+            Self::InvalidInput { .. } => "InvalidInput",
+            Self::Api { .. } => "Api",
+            Self::RateLimited { .. } => "RateLimited",
+            Self::Timeout { .. } => "Timeout",
+            Self::Network { .. } => "Network",
+            Self::UnexpectedResponse { .. } => "UnexpectedResponse",
+            Self::ChargeOutcomeUnknown { .. } => "ChargeOutcomeUnknown",
+            Self::Cancelled => "Cancelled",
+            Self::Configuration { .. } => "Configuration",
+            Self::Storage { .. } => "Storage",
+            Self::ClaimLost { .. } => "ClaimLost",
+        }
+    }
+
     pub(crate) fn invalid_input(field: &str, reason: impl Into<String>) -> Self {
         Self::InvalidInput { field: field.to_owned(), reason: reason.into() }
     }
@@ -251,3 +276,6 @@ impl From<crate::amount::AmountParseError> for SikaError {
         Self::invalid_input("amount", error.to_string())
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -39,7 +39,7 @@ pub(crate) async fn in_call_span<T>(span: Span, call: impl Future<Output = Resul
 
 /// `error.type` and `sika.request_id` of a span whose call or attempt failed.
 pub(crate) fn record_error(span: &Span, error: &SikaError) {
-    span.record("error.type", crate::trace::error_kind(error));
+    span.record("error.type", error.kind());
     if let Some(id) = error.request_id() {
         span.record("sika.request_id", id);
     }

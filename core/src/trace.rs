@@ -145,30 +145,8 @@ pub(crate) fn unix_nanos() -> i64 {
 pub(crate) fn error_type(status: Option<i32>, error: Option<&SikaError>) -> Option<String> {
     match (status, error) {
         (Some(status), _) if status >= 400 => Some(status.to_string()),
-        (_, Some(error)) => Some(error_kind(error).to_owned()),
+        (_, Some(error)) => Some(error.kind().to_owned()),
         _ => None,
-    }
-}
-
-/// The error's variant, as every language names it.
-pub(crate) fn error_kind(error: &SikaError) -> &'static str {
-    match error {
-        SikaError::Unauthorized { .. } => "Unauthorized",
-        SikaError::InvalidCountryCode { .. } => "InvalidCountryCode",
-        SikaError::NoProvidersFound { .. } => "NoProvidersFound",
-        SikaError::TransactionNotFound { .. } => "TransactionNotFound",
-        SikaError::InvalidReference { .. } => "InvalidReference",
-        SikaError::InvalidInput { .. } => "InvalidInput",
-        SikaError::Api { .. } => "Api",
-        SikaError::RateLimited { .. } => "RateLimited",
-        SikaError::Timeout { .. } => "Timeout",
-        SikaError::Network { .. } => "Network",
-        SikaError::UnexpectedResponse { .. } => "UnexpectedResponse",
-        SikaError::ChargeOutcomeUnknown { .. } => "ChargeOutcomeUnknown",
-        SikaError::Cancelled => "Cancelled",
-        SikaError::Configuration { .. } => "Configuration",
-        SikaError::Storage { .. } => "Storage",
-        SikaError::ClaimLost { .. } => "ClaimLost",
     }
 }
 

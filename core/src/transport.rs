@@ -322,7 +322,7 @@ impl Transport {
             }
             // The attempt keeps the id it sent; the call's span quotes the error's.
             Err(error) => {
-                span.record("error.type", crate::trace::error_kind(error));
+                span.record("error.type", error.kind());
             }
         }
         // Paths carry references only; headers (the key) and bodies (phone numbers) are never logged.

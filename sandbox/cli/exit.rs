@@ -48,28 +48,6 @@ pub fn for_error(error: &SikaError) -> u8 {
     }
 }
 
-/// The name of each error kind of the SDK, as `--json` errors give it (`"kind"`).
-pub fn kind_of(error: &SikaError) -> &'static str {
-    match error {
-        SikaError::Unauthorized { .. } => "Unauthorized",
-        SikaError::InvalidCountryCode { .. } => "InvalidCountryCode",
-        SikaError::NoProvidersFound { .. } => "NoProvidersFound",
-        SikaError::TransactionNotFound { .. } => "TransactionNotFound",
-        SikaError::InvalidReference { .. } => "InvalidReference",
-        SikaError::InvalidInput { .. } => "InvalidInput",
-        SikaError::Api { .. } => "Api",
-        SikaError::RateLimited { .. } => "RateLimited",
-        SikaError::Timeout { .. } => "Timeout",
-        SikaError::Network { .. } => "Network",
-        SikaError::UnexpectedResponse { .. } => "UnexpectedResponse",
-        SikaError::ChargeOutcomeUnknown { .. } => "ChargeOutcomeUnknown",
-        SikaError::Cancelled => "Cancelled",
-        SikaError::Configuration { .. } => "Configuration",
-        SikaError::Storage { .. } => "Storage",
-        SikaError::ClaimLost { .. } => "ClaimLost",
-    }
-}
-
 /// Why the command stopped, and its exit code. The message never holds the key.
 #[derive(Debug)]
 pub struct Failure {
@@ -112,7 +90,8 @@ impl From<SikaError> for Failure {
     fn from(error: SikaError) -> Self {
         Self {
             code: for_error(&error),
-            kind: kind_of(&error),
+            // The core's name of the kind, as `--json` errors give it (`"kind"`).
+            kind: error.kind(),
             message: error.to_string(),
             request_id: error.request_id().map(str::to_owned),
         }

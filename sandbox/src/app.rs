@@ -6,23 +6,57 @@ use std::sync::atomic::Ordering;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
+use axum::handler::Handler;
+use axum::http::{Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::{MethodFilter, MethodRouter, on};
 
 use crate::envelope::error;
 use crate::state::AppState;
 use crate::store::LoggedRequest;
 use crate::{api, charge, control, fault, request_id};
 
+/// One operation of the service: its method, its path as `docs/openapi.yaml` writes it, and
+/// its handler.
+struct ApiRoute {
+    method: Method,
+    path: &'static str,
+    handler: MethodRouter<AppState>,
+}
+
+fn operation<H, T>(method: Method, path: &'static str, handler: H) -> ApiRoute
+where
+    H: Handler<T, AppState>,
+    T: 'static,
+{
+    let filter = MethodFilter::try_from(method.clone()).expect("an operation's method is routable");
+    ApiRoute { method, path, handler: on(filter, handler) }
+}
+
+/// The service's operations, in the spec's order: the one list of them. The router is built from
+/// it, so authentication (one layer over all of them) cannot miss one, and `GET
+/// /__sandbox/routes` lists it for the tests that prove that (B171's authentication test) and
+/// that it is the OpenAPI document's (the contract suite, B298).
+fn api_routes() -> Vec<ApiRoute> {
+    vec![
+        operation(Method::GET, "/mobile-money-providers", api::list_providers),
+        operation(Method::GET, "/bank", api::list_banks),
+        operation(Method::GET, "/transaction/verify/{reference}", api::verify),
+        operation(Method::POST, "/charge", charge::initiate),
+    ]
+}
+
+/// `(method, path)` of every operation of the service, as [`api_routes`] routes them.
+pub fn api_operations() -> Vec<(String, &'static str)> {
+    api_routes().into_iter().map(|route| (route.method.to_string(), route.path)).collect()
+}
+
 /// Builds the whole service.
 pub fn router(state: AppState) -> Router {
-    let api = Router::new()
-        .route("/mobile-money-providers", get(api::list_providers))
-        .route("/bank", get(api::list_banks))
-        .route("/transaction/verify/{reference}", get(api::verify))
-        .route("/charge", post(charge::initiate))
+    let api = api_routes()
+        .into_iter()
+        .fold(Router::new(), |api, route| api.route(route.path, route.handler))
         // Set before `route_layer`, so that a wrong method is also answered only after auth.
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn_with_state(state.clone(), require_auth));

@@ -21,6 +21,7 @@
 //! | `GET /__sandbox/settings` | | 200, the settings |
 //! | `POST /__sandbox/settings` | any of `{"webhook_url", "confirm_after_ms", "webhook_repeat", "webhook_retry_ms"}` | 200, the settings |
 //! | `GET /__sandbox/connections` | | 200, data `{"open", "accepted"}`: TCP connections open now (this request's own included) and accepted since start |
+//! | `GET /__sandbox/routes` | | 200, data `[{"method", "path"}]`: the service's operations, as routed |
 //! | `POST /__sandbox/reset` | | 200, data null (settings are kept) |
 
 use std::time::Duration;
@@ -56,6 +57,7 @@ pub fn router() -> Router<AppState> {
         .route("/__sandbox/faults", get(list_faults).post(add_fault).delete(clear_faults))
         .route("/__sandbox/settings", get(get_settings).post(update_settings))
         .route("/__sandbox/connections", get(connections))
+        .route("/__sandbox/routes", get(routes))
         .route("/__sandbox/reset", post(reset))
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn(loopback_only))
@@ -361,6 +363,20 @@ async fn reset(State(state): State<AppState>) -> Response {
 struct ConnectionCounts {
     open: u64,
     accepted: u64,
+}
+
+#[derive(Serialize)]
+struct RouteEntry {
+    method: String,
+    path: &'static str,
+}
+
+/// The service's operations as the router serves them (`crate::app::api_operations`): what a
+/// test iterates to cover every route, and compares with the OpenAPI document's.
+async fn routes() -> Response {
+    let routes: Vec<RouteEntry> =
+        crate::app::api_operations().into_iter().map(|(method, path)| RouteEntry { method, path }).collect();
+    success(StatusCode::OK, "Routes", &routes)
 }
 
 async fn connections(State(state): State<AppState>) -> Response {

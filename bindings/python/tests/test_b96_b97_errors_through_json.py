@@ -12,22 +12,18 @@ import json
 import pytest
 
 import sika
+
+import error_samples
 from support import charge
 
-# A value of each field's type, by name (the generated `__init__`s are not annotated).
-SAMPLE = {"field": "amount", "reason": "B96 sample", "http_status": 409, "service_message": "Duplicate",
-          "retry_after_seconds": 7, "reference": "B96-REF", "request_id": "req_b96_sample"}
-
-
 def variants() -> list[type]:
-    found = [v for v in vars(sika.SikaError).values() if isinstance(v, type) and issubclass(v, sika.SikaError)]
-    assert len(found) >= 14, found
-    return found
+    return error_samples.variants()
 
 
 def sample(variant: type) -> sika.SikaError:
-    parameters = inspect.signature(variant).parameters.values()
-    return variant(*(SAMPLE[parameter.name] for parameter in parameters))
+    """The kind's sample of tests/fixtures/errors.json."""
+    (error,) = [error for error in error_samples.errors() if type(error) is variant]
+    return error
 
 
 def fields(error: BaseException) -> dict:

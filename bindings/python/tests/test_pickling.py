@@ -5,7 +5,6 @@ concurrent.futures, Celery and RQ all pickle)."""
 import concurrent.futures
 import copy
 import gc
-import inspect
 import multiprocessing
 import pickle
 import subprocess
@@ -15,6 +14,8 @@ import pytest
 
 import sika
 from sika import AwaitOptions, Cancellation, SecretKey, SecretUrl, SikaError
+
+import error_samples as error_samples_of_the_fixture
 from support import FIXTURES_DIR, KEY, blocking_client, charge, transaction_object
 
 PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)
@@ -84,15 +85,8 @@ gc.collect()
 
 
 def error_samples():
-    """Every variant of SikaError, with sample fields, and the base class built by hand."""
-    samples = {"http_status": 409, "retry_after_seconds": 7}
-    variants = [value for value in vars(SikaError).values() if isinstance(value, type) and issubclass(value, SikaError)]
-    assert len(variants) == 16  # with the ledger's Storage and ClaimLost (ADR 0050)
-    built = []
-    for variant in variants:
-        names = list(inspect.signature(variant).parameters)
-        built.append(variant(*(samples.get(name, f"{name} sample") for name in names)))
-    return built + [SikaError.RateLimited(None, None), SikaError("a bare error")]
+    """Every variant of SikaError (tests/fixtures/errors.json), and the base class built by hand."""
+    return error_samples_of_the_fixture.errors() + [SikaError.RateLimited(None, None), SikaError("a bare error")]
 
 
 def fields_of(error) -> dict:

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use super::runtime;
 use crate::error::{Result, SikaError};
 use crate::process::PerProcess;
-use crate::trace::{self, AttemptSpan, CallTrace};
+use crate::trace::{AttemptSpan, CallTrace};
 
 /// A call as it starts: the span's name is `sika.<operation>`.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
@@ -234,7 +234,7 @@ impl Traced {
         self.ended = true;
         let end = || CallEnd {
             id: self.id,
-            error_type: error.map(|error| trace::error_kind(error).to_owned()),
+            error_type: error.map(|error| error.kind().to_owned()),
             request_id: error.and_then(SikaError::request_id).map(str::to_owned),
             attempts: self.trace.take_attempts(),
             decision: decision.map(str::to_owned),
