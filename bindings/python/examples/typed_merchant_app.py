@@ -198,19 +198,19 @@ def reconcile_job(ledger: sika.BlockingLedger, client: sika.BlockingClient, opti
     assert sika.reconcile_options_from_json(options.to_json()) == options
     report = ledger.reconcile(client, options)
     shipped: list[str] = []
-    for payment in report.checked:
+    for ready in report.ready:  # paid, unclaimed: each claimed as its shipment starts (ADR 0081)
         # Every answer, and no `case _`: checkers know there is no other (B254).
-        match payment.decision:
-            case sika.LedgerDecision.FULFIL(claim):
-                try:
-                    with ledger.fulfilment(claim) as held:  # renewed first; marked at the end
-                        shipped.append(held.reference)
-                except sika.SikaError.ClaimLost:
-                    continue  # its lease ended while earlier ones shipped: another caller has it
+        match ledger.claim(ready):
+            case sika.LedgerDecision.FULFIL(claim, transaction):
+                with ledger.fulfilment(claim) as held:  # renewed while it runs; marked at the end
+                    shipped.append(f"{held.reference}: {transaction.amount}")
             case sika.LedgerDecision.ALREADY_FULFILLED() | sika.LedgerDecision.IN_PROGRESS():
                 pass
             case sika.LedgerDecision.DECIDED(decision):
-                shipped.append(f"not shipped: {payment.reference} (HTTP {decision.http_status()})")
+                shipped.append(f"not shipped: {ready.reference} (HTTP {decision.http_status()})")
+    for payment in report.checked:
+        if isinstance(payment.decision, sika.LedgerDecision.DECIDED):
+            shipped.append(f"not shipped: {payment.reference} (HTTP {payment.decision.http_status()})")
     return shipped + [f"not checked: {failure.reference} ({failure.request_id})" for failure in report.failures]
 
 

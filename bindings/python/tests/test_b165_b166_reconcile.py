@@ -1,7 +1,8 @@
 """B165, B166: the ledger's `reconcile`, exported: a scheduled job's run over the payments still
 open, on SQLite and PostgreSQL, blocking and async (Celery beat or cron call the blocking one).
 
-B165: paid, pending and failed payments: the paid ones are `Fulfil` exactly once over two runs,
+B165: paid, pending and failed payments: the paid ones are `ready` (a run claims nothing, ADR
+0081) and `claim` gives each `Fulfil` exactly once over two runs,
 the pending ones are checked again by the second run, the failed ones are not; a payment whose
 check failed (a 503 on a client without retries) is in `failures` with its request id, and the
 next run checks it. B166: `limit` 0 or a negative setting is `InvalidInput` naming it, with
@@ -30,7 +31,9 @@ def seed(sandbox, ledger, expect) -> dict[str, list[str]]:
 
 
 def fulfilled(report) -> set[str]:
-    return {c.reference for c in report.checked if isinstance(c.decision, sika.LedgerDecision.FULFIL)}
+    """The payments the run found paid in full: ready, unclaimed (ADR 0081)."""
+    assert not [c for c in report.checked if isinstance(c.decision, sika.LedgerDecision.FULFIL)], report
+    return {ready.reference for ready in report.ready}
 
 
 def test_b165_blocking_reconcile_fulfils_each_paid_payment_once(open_ledger, sandbox):
@@ -40,18 +43,19 @@ def test_b165_blocking_reconcile_fulfils_each_paid_payment_once(open_ledger, san
     sandbox.fault("/transaction/verify", "status", count=1, status=503)
 
     first = ledger.reconcile(client, DUE_NOW)
-    assert len(first.checked) + len(first.failures) == 4, first
+    assert len(first.checked) + len(first.ready) + len(first.failures) == 4, first
     (failure,) = first.failures
     assert "503" in failure.reason and failure.request_id, failure
     assert failure.reference in references["successful"], failure  # the oldest two go first
-    for decision in (c.decision for c in first.checked):
-        if isinstance(decision, sika.LedgerDecision.FULFIL):
-            ledger.mark_fulfilled(decision.claim)
+    for ready in first.ready:
+        decision = ledger.claim(ready)
+        assert isinstance(decision, sika.LedgerDecision.FULFIL), decision
+        ledger.mark_fulfilled(decision.claim)
 
     second = ledger.reconcile(client, DUE_NOW)
     assert second.failures == []
     # The pending payment and the one that failed; never the failed payment, decided already.
-    assert {c.reference for c in second.checked} == {"B165-PENDING", failure.reference}, second
+    assert {c.reference for c in second.checked} | fulfilled(second) == {"B165-PENDING", failure.reference}, second
     assert fulfilled(first).isdisjoint(fulfilled(second))
     assert fulfilled(first) | fulfilled(second) == set(references["successful"])
     record = ledger.payment("B165-PAID-1")
@@ -66,6 +70,10 @@ async def test_b165_async_reconcile_fulfils_each_paid_payment_once(open_ledger, 
         await ledger.expect(reference, ORDER)
     first = await ledger.reconcile(client, DUE_NOW)
     assert fulfilled(first) == {"B165-A-PAID"}, first
+    decision = await ledger.claim(first.ready[0])
+    assert isinstance(decision, sika.LedgerDecision.FULFIL), decision
+    async with ledger.fulfilment(decision.claim):
+        pass
     second = await ledger.reconcile(client, DUE_NOW)
     assert [c.reference for c in second.checked] == ["B165-A-PENDING"], second
     assert isinstance(second.checked[0].decision, sika.LedgerDecision.DECIDED)

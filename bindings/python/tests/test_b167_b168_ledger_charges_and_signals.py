@@ -130,8 +130,8 @@ def test_b168_sigint_interrupts_a_blocking_reconcile_and_no_check_follows(open_l
     assert SIGNAL_AT_S <= elapsed < SIGNAL_ENDED_BY_S, elapsed
     assert_nothing_more_sent(sandbox, 1, baseline_open)
     report = ledger.reconcile(client, options)
-    assert sorted(payment.reference for payment in report.checked) == references
-    assert all(isinstance(payment.decision, sika.LedgerDecision.FULFIL) for payment in report.checked), report
+    assert sorted(ready.reference for ready in report.ready) == references, report
+    assert report.checked == [], report
 
 
 def test_b168_a_blocking_ledger_call_off_the_main_thread_is_the_cores_own(open_ledger, sandbox, monkeypatch):

@@ -261,7 +261,7 @@ def test_b180_a_celery_reconcile_task_fulfils_payments_that_became_successful_on
 
     deadline = time.monotonic() + BATCH_DEADLINE_S
     first = outcome(run_task(caller, 0), "reconcile while pending", deadline)
-    assert isinstance(first, dict) and (first["fulfilled"], first["failures"]) == ([], []), first
+    assert isinstance(first, dict) and (first["ready"], first["fulfilled"], first["failures"]) == ([], [], []), first
     assert sorted(first["checked"]) == sorted([*became_paid, still_pending, failed]), first
 
     for reference in became_paid:
@@ -271,10 +271,12 @@ def test_b180_a_celery_reconcile_task_fulfils_payments_that_became_successful_on
     deadline = time.monotonic() + BATCH_DEADLINE_S
     results = [outcome(result, f"reconcile {index}", deadline) for index, result in enumerate(runs)]
     for result in results:
-        assert isinstance(result, dict) and set(result) == {"checked", "fulfilled", "failures"}, result
+        assert isinstance(result, dict) and set(result) == {"checked", "ready", "fulfilled", "failures"}, result
         assert result["failures"] == [], result
         # The failed payment was decided by the first run: never checked again.
         assert failed not in result["checked"], result
+        # Found paid by the run, claimed only by the task (ADR 0081): a subset of the paid ones.
+        assert set(result["fulfilled"]) <= set(result["ready"]) <= set(became_paid), result
     fulfilled = [reference for result in results for reference in result["fulfilled"]]
     assert sorted(fulfilled) == sorted(became_paid), results
     shipments = celery_ledger.orders.shipments()
@@ -283,7 +285,7 @@ def test_b180_a_celery_reconcile_task_fulfils_payments_that_became_successful_on
 
     # Later runs find nothing more to fulfil; the pending payment is still checked.
     again = outcome(run_task(caller, 0), "reconcile again", time.monotonic() + BATCH_DEADLINE_S)
-    assert again == {"checked": [still_pending], "fulfilled": [], "failures": []}, again
+    assert again == {"checked": [still_pending], "ready": [], "fulfilled": [], "failures": []}, again
     for reference in became_paid:
         record = ledger.payment(reference)
         assert record is not None and (record.claims_offered, record.fulfilled_at is not None) == (1, True), record

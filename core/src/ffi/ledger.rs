@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::clients::{BlockingClient, Client};
 use super::runtime;
 use crate::error::Result;
-use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord, ReconcileReport};
+use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord, ReadyPayment, ReconcileReport};
 use crate::models::json::{from_json_functions, to_json_methods};
 use crate::{ChargeRequest, ChargeResponse, ExpectedPayment, SecretUrl};
 
@@ -263,6 +263,25 @@ impl Ledger {
         runtime::run(async move { ledger.release(&claim, &reason).await }).await
     }
 
+    /// Claims a payment of a `reconcile` report's `ready` list as its fulfilment starts, with no
+    /// request to the service (ADR 0081): call it for each, in turn, just before fulfilling it,
+    /// so no claim waits while earlier ones ship.
+    ///
+    /// Parameters:
+    /// - `ready`: a `ReadyPayment` of a `reconcile` report.
+    ///
+    /// Returns: a `LedgerDecision`: `Fulfil` (fulfil it in the block, or ship then `mark_fulfilled`
+    /// its claim), `AlreadyFulfilled` or `InProgress` (another caller has it: nothing to do), or
+    /// `Decided` with `RetryLater` when no run recorded it paid in full (nothing claimed).
+    ///
+    /// Errors: `InvalidInput` naming `reference` (never expected) or `transaction` (another
+    /// reference's), `Storage` when the database fails or does not answer within `timeout_ms`:
+    /// nothing claimed.
+    pub async fn claim(&self, ready: ReadyPayment) -> Result<LedgerDecision> {
+        let ledger = Arc::clone(&self.0);
+        runtime::run(async move { ledger.claim(&ready).await }).await
+    }
+
     /// How often a claim's holder renews it while working: a third of the lease.
     ///
     /// Returns: milliseconds.
@@ -289,15 +308,17 @@ impl Ledger {
     /// Verifies again the payments still open (pending, of an unknown status, never verified,
     /// or claimed by a caller whose lease expired), oldest first, at most `limit`, with at
     /// most `concurrency` requests in flight; a 429 pauses the run for its `Retry-After`. For
-    /// a scheduled job: fulfil each `Fulfil` of the report, then `mark_fulfilled`. A payment
-    /// whose check failed is in `failures`, and stays open for the next run.
+    /// a scheduled job. A run claims nothing: the payments paid in full are the report's
+    /// `ready`, each claimed with `claim` as its fulfilment starts (ADR 0081). A payment whose
+    /// check failed is in `failures`, and stays open for the next run.
     ///
     /// Parameters:
     /// - `client`: the client that verifies the payments.
     /// - `options`: `older_than_ms` (1 minute), `limit` (100) and `concurrency` (4).
     ///
-    /// Returns: a `ReconcileReport`: each payment checked with the ledger's decision, and the
-    /// `failures` (each reference with why its check failed).
+    /// Returns: a `ReconcileReport`: the payments paid in full, unclaimed (`ready`), each other
+    /// payment checked with the ledger's decision (`checked`), the `failures` (each reference
+    /// with why its check failed) and the payments left for the next run (`unchecked`).
     ///
     /// Errors: `InvalidInput` naming an option, `Storage` when the database fails (down, locked past
     /// `busy_timeout_ms`, full): nothing recorded half-way, no claim given. A payment's failed check is
@@ -389,6 +410,12 @@ impl BlockingLedger {
     pub fn release(&self, claim: Claim, reason: String) -> Result<()> {
         let ledger = Arc::clone(&self.0);
         runtime::block_on(async move { ledger.release(&claim, &reason).await })
+    }
+
+    /// See `Ledger.claim`.
+    pub fn claim(&self, ready: ReadyPayment) -> Result<LedgerDecision> {
+        let ledger = Arc::clone(&self.0);
+        runtime::block_on(async move { ledger.claim(&ready).await })
     }
 
     /// See `Ledger.renew_interval_ms`.

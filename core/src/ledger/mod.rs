@@ -34,7 +34,7 @@ mod postgres;
 mod reconcile;
 mod sqlite;
 
-pub use reconcile::{ReconcileFailure, ReconcileOptions, ReconcileReport, ReconciledPayment};
+pub use reconcile::{ReadyPayment, ReconcileFailure, ReconcileOptions, ReconcileReport, ReconciledPayment};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -252,7 +252,7 @@ pub enum EventSource {
     Webhook,
     /// [`Ledger::settle`].
     Settle,
-    /// A reconciliation run.
+    /// A reconciliation run, and [`Ledger::claim`] of a payment it found ready.
     Reconcile,
     /// [`Ledger::mark_fulfilled`].
     MarkFulfilled,
@@ -286,6 +286,9 @@ pub enum EventKind {
     /// The claim was given back ([`Ledger::release`]), with its reason: the next caller is
     /// offered the reference at once.
     Released,
+    /// A reconciliation run verified it paid in full and left it unclaimed: [`Ledger::claim`]
+    /// claims it when its fulfilment starts (ADR 0081).
+    Ready,
 }
 
 macro_rules! text_enum {
@@ -332,6 +335,7 @@ text_enum!(EventKind {
     Reject => "reject",
     Fulfilled => "fulfilled",
     Released => "released",
+    Ready => "ready",
 });
 
 /// One recorded decision about a reference: the audit trail.
@@ -868,6 +872,9 @@ struct Row {
     claim_expires_at: Option<i64>,
     claims_offered: i64,
     fulfilled_at: Option<i64>,
+    /// When a reconciliation run last verified it paid in full (ADR 0081): only then may
+    /// [`Ledger::claim`] claim it without asking the service.
+    paid_at: Option<i64>,
     /// The database's clock when it read the row, where the database keeps the clock of the
     /// leases (PostgreSQL); `None`: this process's.
     read_at: Option<i64>,

@@ -17,6 +17,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client as PgClient, Config, GenericClient, NoTls};
 
+use super::reconcile::{ReadyClaim, ready_claim_step};
 use super::{
     Claim, ClaimRequest, ClaimState, ClaimStep, Claimed, EventRow, HolderStep, NewEvent, OpenPage, PostgresOptions,
     Row, SCHEMA_VERSION, claim_step, holder_step, storage,
@@ -187,7 +188,8 @@ impl PgStore {
                  claim_token TEXT,
                  claim_expires_at BIGINT,
                  claims_offered BIGINT NOT NULL DEFAULT 0,
-                 fulfilled_at BIGINT
+                 fulfilled_at BIGINT,
+                 paid_at BIGINT
              );
              CREATE TABLE IF NOT EXISTS {events} (
                  id BIGSERIAL PRIMARY KEY,
@@ -206,6 +208,24 @@ impl PgStore {
         let result: std::result::Result<Option<i64>, tokio_postgres::Error> = async {
             tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&lock_key]).await?;
             tx.batch_execute(&schema).await?;
+            // A ledger made before `paid_at` (ADR 0081) gets the column: an addition older SDKs
+            // ignore, so the version stays. Altered only when missing, as the indexes are made
+            // (`ALTER TABLE` locks the table even when the column exists).
+            let paid_at: Option<i32> = tx
+                .query_opt(
+                    "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'paid_at' \
+                     AND NOT attisdropped",
+                    &[&self.t("sika_payments")],
+                )
+                .await?
+                .map(|row| row.get(0));
+            if paid_at.is_none() {
+                tx.batch_execute(&format!(
+                    "ALTER TABLE {} ADD COLUMN IF NOT EXISTS paid_at BIGINT",
+                    self.t("sika_payments")
+                ))
+                .await?;
+            }
             // `CREATE INDEX IF NOT EXISTS` locks its table (SHARE) even when the index exists:
             // at every open, while other workers write, that deadlocked their `expect` (which
             // locks the payments, then the events). So an index is made only when missing, the
@@ -292,7 +312,7 @@ impl PgStore {
     fn row_query(&self) -> String {
         format!(
             "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
-             claim_expires_at, claims_offered, fulfilled_at, {DB_NOW} FROM {} WHERE reference = $1",
+             claim_expires_at, claims_offered, fulfilled_at, {DB_NOW}, paid_at FROM {} WHERE reference = $1",
             self.t("sika_payments")
         )
     }
@@ -311,7 +331,7 @@ impl PgStore {
     pub(super) async fn open_page(&self, page: OpenPage) -> Result<Vec<Row>> {
         let query = format!(
             "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
-             claim_expires_at, claims_offered, fulfilled_at, {DB_NOW} FROM {} \
+             claim_expires_at, claims_offered, fulfilled_at, {DB_NOW}, paid_at FROM {} \
              WHERE fulfilled_at IS NULL AND created_at <= $1 \
              AND (claim_expires_at IS NULL OR claim_expires_at <= {DB_NOW}) \
              AND (created_at > $2 OR (created_at = $2 AND reference > $3)) \
@@ -531,6 +551,86 @@ impl PgStore {
         Ok(step)
     }
 
+    /// Records that a reconciliation run verified `reference` paid in full (`paid_at`, the
+    /// status, the `ready` event), without claiming it (ADR 0081).
+    pub(super) async fn record_ready(&self, reference: &str, at: i64, status: &str, detail: &str) -> Result<()> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<(), tokio_postgres::Error> = async {
+            tx.query_typed(
+                &format!(
+                    "UPDATE {} SET last_status = $2, last_status_at = $3, paid_at = $3 WHERE reference = $1",
+                    self.t("sika_payments")
+                ),
+                &[(&reference, Type::TEXT), (&status, Type::TEXT), (&at, Type::INT8)],
+            )
+            .await?;
+            self.insert_event(&tx, reference, at, "reconcile", "ready", Some(status), detail).await
+        }
+        .await;
+        result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
+        Ok(())
+    }
+
+    /// Claims a payment a reconciliation run recorded paid in full, in one transaction on the
+    /// server's clock, as `claim` does after a verification; `None` when the reference is not
+    /// in the ledger.
+    pub(super) async fn claim_ready(&self, reference: &str, request: &ClaimRequest) -> Result<Option<ReadyClaim>> {
+        let mut pooled = self.connection().await?;
+        let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
+        let result: std::result::Result<Option<ReadyClaim>, tokio_postgres::Error> = async {
+            let rows = tx
+                .query_typed(
+                    &format!(
+                        "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at, {DB_NOW}, paid_at, \
+                         last_status FROM {} WHERE reference = $1 FOR UPDATE",
+                        self.t("sika_payments")
+                    ),
+                    &[(&reference, Type::TEXT)],
+                )
+                .await?;
+            let Some(row) = rows.first() else { return Ok(None) };
+            let state = ClaimState {
+                token: row.get::<_, Option<String>>(0).is_some(),
+                expires_at: row.get(1),
+                offers: row.get(2),
+                fulfilled_at: row.get(3),
+            };
+            // The server's clock, read after the row lock was granted.
+            let now: i64 = row.get(4);
+            let paid = row.get::<_, Option<i64>>(5).is_some();
+            let Some(step) = ready_claim_step(&state, paid, now) else {
+                return Ok(Some(ReadyClaim::NotPaid { last_status: row.get(6) }));
+            };
+            let claimed = Claimed::new(step, state, now, request.lease);
+            if let ClaimStep::Offer { offer } = step {
+                tx.query_typed(
+                    &format!(
+                        "UPDATE {} SET claim_token = $2, claim_expires_at = $3, claims_offered = $4 WHERE reference = $1",
+                        self.t("sika_payments")
+                    ),
+                    &[
+                        (&reference, Type::TEXT),
+                        (&request.token, Type::TEXT),
+                        (&claimed.lease_until, Type::INT8),
+                        (&offer, Type::INT8),
+                    ],
+                )
+                .await?;
+            }
+            let (source, kind) = (request.source.as_str(), step.event_kind().as_str());
+            self.insert_event(&tx, reference, now, source, kind, None, &claimed.detail()).await?;
+            Ok(Some(ReadyClaim::Claimed(claimed)))
+        }
+        .await;
+        let claimed = result.map_err(|e| self.error(&e))?;
+        tx.commit().await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
+        Ok(claimed)
+    }
+
     pub(super) async fn payment(&self, reference: &str) -> Result<Option<(Row, Vec<EventRow>)>> {
         let mut pooled = self.connection().await?;
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
@@ -630,6 +730,7 @@ fn read_row(row: &tokio_postgres::Row) -> Row {
         claims_offered: row.get(8),
         fulfilled_at: row.get(9),
         read_at: row.try_get(10).ok(),
+        paid_at: row.get(11),
     }
 }
 

@@ -1,6 +1,10 @@
 //! Reconciliation (issue 28): the payments still open, verified again from a scheduled job (a
 //! cron job, Celery beat, Spring's `@Scheduled`, a Swift task), for the notifications that never
 //! came or came too early: pending, unknown, never seen, or claimed by a worker that died.
+//!
+//! A run claims nothing (ADR 0081): a payment it finds paid in full is recorded `ready` and
+//! reported, and [`Ledger::claim`] claims it when its fulfilment starts, so however many a run
+//! finds, no claim waits while the merchant's code ships the others.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -8,10 +12,15 @@ use std::time::Duration;
 use futures_util::{StreamExt, stream};
 use tokio::time::Instant;
 
-use super::{EventSource, Ledger, LedgerDecision, OpenPage, Row};
+use super::{
+    Claim, ClaimRequest, ClaimState, ClaimStep, Claimed, EventSource, Ledger, LedgerDecision, OpenPage, Row, Store,
+};
 use crate::client::Client;
 use crate::error::{Result, SikaError};
+use crate::models::Transaction;
+use crate::safety::webhook::WebhookDecision;
 use crate::status::TransactionStatus;
+use crate::validation;
 
 /// How a reconciliation run chooses and paces its checks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +49,8 @@ impl Default for ReconcileOptions {
 /// next one starts.
 pub const DEFAULT_DEADLINE_MS: u64 = 4 * 60 * 1000;
 
-/// One payment a run checked, and the ledger's decision: fulfil a `Fulfil` (then
-/// [`Ledger::mark_fulfilled`]); the others need nothing now.
+/// One payment a run checked and decided, and the ledger's decision (never `Fulfil`: a run
+/// claims nothing, a payment paid in full is [`ReadyPayment`]): nothing to do now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ReconciledPayment {
@@ -49,6 +58,18 @@ pub struct ReconciledPayment {
     pub reference: String,
     /// What the ledger decided, recorded with the source `reconcile`.
     pub decision: LedgerDecision,
+}
+
+/// A payment a run verified paid in full, recorded as `ready` and not claimed (ADR 0081): claim
+/// it with [`Ledger::claim`] when its fulfilment starts, then fulfil it in the block (or
+/// `mark_fulfilled`). Left unclaimed, the next run finds it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct ReadyPayment {
+    /// The order's reference.
+    pub reference: String,
+    /// The verified transaction.
+    pub transaction: Transaction,
 }
 
 /// A payment a run could not check (the service's error, or the database's): it stays open,
@@ -68,8 +89,12 @@ pub struct ReconcileFailure {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ReconcileReport {
-    /// Every payment checked, oldest first, with the ledger's decision.
+    /// Every payment checked and decided that needs nothing now, oldest first, with the
+    /// ledger's decision.
     pub checked: Vec<ReconciledPayment>,
+    /// Every payment verified paid in full, oldest first, unclaimed: claim each with
+    /// [`Ledger::claim`] as its fulfilment starts.
+    pub ready: Vec<ReadyPayment>,
     /// Every payment whose check failed.
     pub failures: Vec<ReconcileFailure>,
     /// The payments this run had no time for (its `deadline_ms` passed, or a `Retry-After`
@@ -91,7 +116,8 @@ impl Ledger {
     /// most `concurrency` requests in flight; a `429` pauses every check for its `Retry-After`
     /// (then the payment is tried again, 3 tries in all); each request keeps the client's
     /// deadline and retries. Each decision is made and recorded as [`Ledger::settle`]'s, with
-    /// the source `reconcile`: a paid one is `Fulfil` with a claim to exactly one caller.
+    /// the source `reconcile`, except that a payment paid in full is not claimed: it is
+    /// recorded `ready` and listed in the report's `ready`, for [`Ledger::claim`] (ADR 0081).
     /// The service's and the database's errors for one payment are that payment's failure;
     /// listing the open payments failing is this call's `Storage` error.
     pub async fn reconcile(&self, client: &Client, options: &ReconcileOptions) -> Result<ReconcileReport> {
@@ -112,11 +138,13 @@ impl Ledger {
             .buffered(usize::try_from(options.concurrency).unwrap_or(usize::MAX))
             .collect::<Vec<_>>()
             .await;
-        let mut report = ReconcileReport { checked: Vec::new(), failures: Vec::new(), unchecked: Vec::new() };
+        let mut report =
+            ReconcileReport { checked: Vec::new(), ready: Vec::new(), failures: Vec::new(), unchecked: Vec::new() };
         for (reference, outcome) in outcomes {
             match outcome {
                 None => report.unchecked.push(reference),
-                Some(Ok(decision)) => report.checked.push(ReconciledPayment { reference, decision }),
+                Some(Ok(Checked::Decided(decision))) => report.checked.push(ReconciledPayment { reference, decision }),
+                Some(Ok(Checked::Ready(ready))) => report.ready.push(ready),
                 Some(Err(error)) => report.failures.push(ReconcileFailure {
                     reason: error.to_string(),
                     request_id: error.request_id().map(str::to_owned),
@@ -175,7 +203,7 @@ impl Ledger {
         reference: String,
         pause: &Pause,
         deadline: Instant,
-    ) -> (String, Option<Result<LedgerDecision>>) {
+    ) -> (String, Option<Result<Checked>>) {
         let mut tries = 0;
         loop {
             if pause.ends_after(deadline) || Instant::now() >= deadline {
@@ -183,7 +211,7 @@ impl Ledger {
             }
             pause.wait().await;
             tries += 1;
-            match self.decide(client, &reference, EventSource::Reconcile).await {
+            match self.check_unclaimed(client, &reference).await {
                 Err(SikaError::RateLimited { retry_after_seconds, .. }) if tries < RATE_LIMITED_TRIES => {
                     let wait = retry_after_seconds
                         .and_then(|s| u64::try_from(s).ok())
@@ -198,11 +226,138 @@ impl Ledger {
 }
 
 /// Whether a payment with no live claim and not fulfilled is worth a request: never verified,
-/// not final yet (pending, or a status Sika does not know), or paid with a claim that expired.
+/// not final yet (pending, or a status Sika does not know), paid with a claim that expired, or
+/// found paid by a run whose task never claimed it (ADR 0081).
 fn worth_checking(row: &Row) -> bool {
     match &row.last_status {
         None => true,
-        Some(status) => !TransactionStatus::from_wire(status).is_final() || row.claims_offered > 0,
+        Some(status) => {
+            !TransactionStatus::from_wire(status).is_final() || row.claims_offered > 0 || row.paid_at.is_some()
+        }
+    }
+}
+
+/// What a run made of one payment.
+enum Checked {
+    /// Decided, and nothing to fulfil now.
+    Decided(LedgerDecision),
+    /// Paid in full, recorded `ready`, not claimed.
+    Ready(ReadyPayment),
+}
+
+/// What claiming a ready payment found, under the row's lock.
+pub(super) enum ReadyClaim {
+    /// No verification recorded it paid in full (nor a claim since): nothing to claim.
+    NotPaid { last_status: Option<String> },
+    /// The claim rule's step, as after a verification.
+    Claimed(Claimed),
+}
+
+/// The rule of claiming without asking the service: the claim rule's, but only a payment
+/// a reconciliation run recorded paid in full (`paid`) may be offered; `None`: not paid.
+pub(super) fn ready_claim_step(state: &ClaimState, paid: bool, now: i64) -> Option<ClaimStep> {
+    let step = super::claim_step(state, now);
+    match step {
+        ClaimStep::Offer { .. } if !paid => None,
+        step => Some(step),
+    }
+}
+
+impl Ledger {
+    /// A run's check of one payment: [`Ledger::settle`]'s decision, recorded with the source
+    /// `reconcile`, except that a payment paid in full is recorded `ready`, not claimed.
+    async fn check_unclaimed(&self, client: &Client, reference: &str) -> Result<Checked> {
+        let Some(row) = self.row(reference).await? else {
+            return Err(SikaError::invalid_input(
+                "reference",
+                format!("reference `{reference}` is not expected by the ledger: record it with `expect` first"),
+            ));
+        };
+        if let Some(answer) = self.answer_without_asking(&row, EventSource::Reconcile).await? {
+            return Ok(Checked::Decided(answer));
+        }
+        let (decision, status) = client.settle_decision(reference, &row.expected()?).await?;
+        let WebhookDecision::Fulfil { transaction } = decision else {
+            return self.conclude(reference, decision, status, EventSource::Reconcile).await.map(Checked::Decided);
+        };
+        let (at, status) = (self.now(), transaction.status.to_string());
+        let detail = "verified paid in full: ready to fulfil, claimed when its fulfilment starts";
+        self.within(async {
+            match &*self.store().await? {
+                Store::Sqlite(s) => s.record_ready(reference, at, &status, detail).await,
+                Store::Postgres(s) => s.record_ready(reference, at, &status, detail).await,
+            }
+        })
+        .await?;
+        Ok(Checked::Ready(ReadyPayment { reference: reference.to_owned(), transaction }))
+    }
+
+    /// Claims a payment a reconciliation run reported ready, with no request to the service,
+    /// as its fulfilment starts (ADR 0081): `Fulfil` with the claim (and the run's verified
+    /// transaction) to exactly one caller per lease, as [`Ledger::settle`] gives it;
+    /// `AlreadyFulfilled` or `InProgress` when another caller got there first. A reference the
+    /// ledger does not expect, or a transaction of another reference, is `InvalidInput`; one
+    /// no run recorded paid in full is `Decided(RetryLater)`, nothing claimed. Recorded with
+    /// the source `reconcile`.
+    pub async fn claim(&self, ready: &ReadyPayment) -> Result<LedgerDecision> {
+        let reference = ready.reference.as_str();
+        validation::reference(reference)?;
+        if ready.transaction.tx_ref != reference {
+            return Err(SikaError::invalid_input(
+                "transaction",
+                format!("the transaction of `{}` is not `{reference}`'s", ready.transaction.tx_ref),
+            ));
+        }
+        let request = ClaimRequest {
+            now: self.now(),
+            lease: self.lease_micros(),
+            token: super::new_token(),
+            source: EventSource::Reconcile,
+            status: ready.transaction.status.to_string(),
+        };
+        let found = self
+            .within(async {
+                match &*self.store().await? {
+                    Store::Sqlite(s) => s.claim_ready(reference, &request).await,
+                    Store::Postgres(s) => s.claim_ready(reference, &request).await,
+                }
+            })
+            .await?;
+        let claimed = match found {
+            None => {
+                return Err(SikaError::invalid_input(
+                    "reference",
+                    format!("reference `{reference}` is not expected by the ledger: nothing to claim"),
+                ));
+            }
+            Some(ReadyClaim::NotPaid { last_status }) => {
+                let status = last_status.as_deref().unwrap_or("never verified");
+                return Ok(LedgerDecision::Decided {
+                    decision: WebhookDecision::RetryLater {
+                        reason: format!(
+                            "`{reference}` is not recorded as paid in full ({status}): nothing to claim; `settle` \
+                             it, or let its notification or the next reconcile run decide"
+                        ),
+                    },
+                });
+            }
+            Some(ReadyClaim::Claimed(claimed)) => claimed,
+        };
+        match claimed.step {
+            ClaimStep::Offer { offer } => {
+                super::warn_if_lapsed(reference, &claimed);
+                Ok(LedgerDecision::Fulfil {
+                    claim: Claim {
+                        reference: reference.to_owned(),
+                        token: request.token,
+                        offer,
+                        lease_expires_at: super::timestamp(claimed.lease_until)?,
+                    },
+                    transaction: ready.transaction.clone(),
+                })
+            }
+            other => other.into_decision(reference),
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
+use super::reconcile::{ReadyClaim, ready_claim_step};
 use super::{
     Claim, ClaimRequest, ClaimState, ClaimStep, Claimed, EventRow, HolderStep, NewEvent, OpenPage, Row, SCHEMA_VERSION,
     claim_step, holder_step, storage,
@@ -30,7 +31,8 @@ CREATE TABLE IF NOT EXISTS sika_payments (
     claim_token TEXT,
     claim_expires_at INTEGER,
     claims_offered INTEGER NOT NULL DEFAULT 0,
-    fulfilled_at INTEGER
+    fulfilled_at INTEGER,
+    paid_at INTEGER
 );
 CREATE TABLE IF NOT EXISTS sika_payment_events (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -46,11 +48,11 @@ CREATE INDEX IF NOT EXISTS sika_payments_open ON sika_payments (created_at, refe
 ";
 
 const ROW: &str = "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
-                   claim_expires_at, claims_offered, fulfilled_at FROM sika_payments WHERE reference = ?1";
+                   claim_expires_at, claims_offered, fulfilled_at, paid_at FROM sika_payments WHERE reference = ?1";
 
 /// A page of open payments after a cursor, oldest first (see `OpenPage`).
 const OPEN: &str = "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
-                    claim_expires_at, claims_offered, fulfilled_at FROM sika_payments \
+                    claim_expires_at, claims_offered, fulfilled_at, paid_at FROM sika_payments \
                     WHERE fulfilled_at IS NULL AND created_at <= ?1 \
                     AND (claim_expires_at IS NULL OR claim_expires_at <= ?2) \
                     AND (created_at > ?3 OR (created_at = ?3 AND reference > ?4)) \
@@ -271,6 +273,64 @@ impl SqliteStore {
         .await
     }
 
+    /// Records that a reconciliation run verified `reference` paid in full (`paid_at`, the
+    /// status, the `ready` event), without claiming it (ADR 0081).
+    pub(super) async fn record_ready(&self, reference: &str, at: i64, status: &str, detail: &str) -> Result<()> {
+        let (reference, status, detail) = (reference.to_owned(), status.to_owned(), detail.to_owned());
+        self.run(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute(
+                "UPDATE sika_payments SET last_status = ?2, last_status_at = ?3, paid_at = ?3 WHERE reference = ?1",
+                params![reference, status, at],
+            )?;
+            insert_event(&tx, &reference, at, "reconcile", "ready", Some(&status), &detail)?;
+            tx.commit()
+        })
+        .await
+    }
+
+    /// Claims a payment a reconciliation run recorded paid in full, in one transaction, as
+    /// `claim` does after a verification; `None` when the reference is not in the ledger.
+    pub(super) async fn claim_ready(&self, reference: &str, request: &ClaimRequest) -> Result<Option<ReadyClaim>> {
+        let (reference, request) = (reference.to_owned(), request.clone());
+        self.run(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let found = tx
+                .query_row(
+                    "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at, paid_at, last_status \
+                     FROM sika_payments WHERE reference = ?1",
+                    params![reference],
+                    |row| {
+                        let state = ClaimState {
+                            token: row.get::<_, Option<String>>(0)?.is_some(),
+                            expires_at: row.get(1)?,
+                            offers: row.get(2)?,
+                            fulfilled_at: row.get(3)?,
+                        };
+                        Ok((state, row.get::<_, Option<i64>>(4)?.is_some(), row.get::<_, Option<String>>(5)?))
+                    },
+                )
+                .optional()?;
+            let Some((state, paid, last_status)) = found else { return Ok(None) };
+            let Some(step) = ready_claim_step(&state, paid, request.now) else {
+                return Ok(Some(ReadyClaim::NotPaid { last_status }));
+            };
+            let claimed = Claimed::new(step, state, request.now, request.lease);
+            if let ClaimStep::Offer { offer } = step {
+                tx.execute(
+                    "UPDATE sika_payments SET claim_token = ?2, claim_expires_at = ?3, claims_offered = ?4 \
+                     WHERE reference = ?1",
+                    params![reference, request.token, claimed.lease_until, offer],
+                )?;
+            }
+            let (source, kind) = (request.source.as_str(), step.event_kind().as_str());
+            insert_event(&tx, &reference, request.now, source, kind, None, &claimed.detail())?;
+            tx.commit()?;
+            Ok(Some(ReadyClaim::Claimed(claimed)))
+        })
+        .await
+    }
+
     pub(super) async fn payment(&self, reference: &str) -> Result<Option<(Row, Vec<EventRow>)>> {
         let reference = reference.to_owned();
         self.run(move |c| {
@@ -318,6 +378,7 @@ fn holder(tx: &rusqlite::Transaction<'_>, claim: &Claim) -> rusqlite::Result<Hol
 fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
+    add_paid_at(&tx)?;
     let version: Option<i64> =
         tx.query_row("SELECT version FROM sika_schema_version WHERE id = 1", [], |row| row.get(0)).optional()?;
     match version {
@@ -332,6 +393,19 @@ fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
         Some(_) => {}
     }
     tx.commit()
+}
+
+/// A file made before `paid_at` (ADR 0081) gets the column: an addition older SDKs ignore, so
+/// the schema's version stays.
+fn add_paid_at(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let present: i64 =
+        tx.query_row("SELECT COUNT(*) FROM pragma_table_info('sika_payments') WHERE name = 'paid_at'", [], |row| {
+            row.get(0)
+        })?;
+    if present == 0 {
+        tx.execute_batch("ALTER TABLE sika_payments ADD COLUMN paid_at INTEGER")?;
+    }
+    Ok(())
 }
 
 fn insert_event(
@@ -362,6 +436,7 @@ fn read_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
         claim_expires_at: row.get(7)?,
         claims_offered: row.get(8)?,
         fulfilled_at: row.get(9)?,
+        paid_at: row.get(10)?,
         read_at: None,
     })
 }

@@ -786,3 +786,6 @@ mod reconcile;
 
 // Last: its tests use `on_both!` and the helpers above.
 mod time;
+
+// After `on_both!` and `reconcile`'s helpers, which it uses.
+mod ready;

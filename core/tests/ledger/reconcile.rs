@@ -29,13 +29,27 @@ fn reference(kind: &str, index: usize) -> String {
     format!("B165-{kind}-{index:04}")
 }
 
+/// The payments a run found paid in full (a run claims none of them: ADR 0081).
 fn fulfilled(report: &ReconcileReport) -> BTreeSet<String> {
-    report
-        .checked
-        .iter()
-        .filter(|c| matches!(c.decision, LedgerDecision::Fulfil { .. }))
-        .map(|c| c.reference.clone())
-        .collect()
+    report.ready.iter().map(|r| r.reference.clone()).collect()
+}
+
+/// Every payment a run checked: decided, or found ready.
+fn checked_references(report: &ReconcileReport) -> BTreeSet<String> {
+    report.checked.iter().map(|c| c.reference.clone()).chain(fulfilled(report)).collect()
+}
+
+/// Claims and marks each ready payment of `report` in turn, as a task does; the references it
+/// was given `Fulfil` for.
+pub(crate) async fn fulfil_ready(ledger: &Ledger, report: &ReconcileReport) -> Vec<String> {
+    let mut fulfilled = Vec::new();
+    for ready in &report.ready {
+        if let LedgerDecision::Fulfil { claim, .. } = ledger.claim(ready).await.expect("claim") {
+            ledger.mark_fulfilled(&claim).await.expect("mark");
+            fulfilled.push(claim.reference);
+        }
+    }
+    fulfilled
 }
 
 fn verifies(sandbox: &Sandbox) -> Vec<Value> {
@@ -69,9 +83,13 @@ async fn b165_reconcile_checks_every_open_payment_once_within_its_concurrency(ba
     let options = ReconcileOptions { older_than_ms: 0, limit: 1_000, concurrency: CONCURRENCY, ..Default::default() };
     let first = ledger.reconcile(&client, &options).await.expect("first run");
 
-    let checked: BTreeSet<String> = first.checked.iter().map(|c| c.reference.clone()).collect();
+    let checked = checked_references(&first);
     let failed: BTreeSet<String> = first.failures.iter().map(|f| f.reference.clone()).collect();
-    assert_eq!(checked.len() + failed.len(), PAID + PENDING + FAILED, "every payment once: {first:?}");
+    assert_eq!(
+        first.checked.len() + first.ready.len() + failed.len(),
+        PAID + PENDING + FAILED,
+        "every payment once: {first:?}"
+    );
     assert!(checked.is_disjoint(&failed));
     assert!(
         (UNAVAILABLE as usize..=(UNAVAILABLE + RATE_LIMITED) as usize).contains(&failed.len()),
@@ -97,9 +115,10 @@ async fn b165_reconcile_checks_every_open_payment_once_within_its_concurrency(ba
         .collect();
     assert!(during_pause.len() < CONCURRENCY as usize, "requests during the Retry-After pause: {during_pause:?}");
 
+    let once: BTreeSet<String> = fulfil_ready(&ledger, &first).await.into_iter().collect();
     let second = ledger.reconcile(&client, &options).await.expect("second run");
     assert!(second.failures.is_empty(), "{:?}", second.failures);
-    let rechecked: BTreeSet<String> = second.checked.iter().map(|c| c.reference.clone()).collect();
+    let rechecked = checked_references(&second);
     let still_open: BTreeSet<String> = first
         .checked
         .iter()
@@ -108,7 +127,8 @@ async fn b165_reconcile_checks_every_open_payment_once_within_its_concurrency(ba
         .chain(failed.iter().cloned())
         .collect();
     assert_eq!(rechecked, still_open, "the second run checks the pending and the failed, nothing else");
-    let (once, twice) = (fulfilled(&first), fulfilled(&second));
+    assert_eq!(once, fulfilled(&first), "each ready payment of the first run claimed once");
+    let twice: BTreeSet<String> = fulfil_ready(&ledger, &second).await.into_iter().collect();
     assert!(once.is_disjoint(&twice), "a payment fulfilled twice");
     assert_eq!(once.union(&twice).cloned().collect::<BTreeSet<_>>(), paid, "each paid payment fulfilled once");
     for reference in once.iter().take(3) {
@@ -201,9 +221,10 @@ async fn b169_reconcile_survives_the_database_stopping_mid_run(backend: Backend)
         .expect("the run ends while the database is down")
         .expect("the run does not panic")
         .expect("the open payments were listed before the stop: the run returns its report");
-    let checked: BTreeSet<String> = first.checked.iter().map(|c| c.reference.clone()).collect();
+    let checked = checked_references(&first);
     let failed: BTreeSet<String> = first.failures.iter().map(|f| f.reference.clone()).collect();
-    assert_eq!(checked.len() + failed.len(), STOPPED_PAID, "every payment once: {first:?}");
+    assert!(first.checked.is_empty(), "every payment is paid: found ready, or failed: {first:?}");
+    assert_eq!(first.ready.len() + failed.len(), STOPPED_PAID, "every payment once: {first:?}");
     assert_eq!(checked.union(&failed).cloned().collect::<BTreeSet<_>>(), paid);
     assert!(checked.len() >= 2, "the two checks before the stop were decided: {first:?}");
     assert!(failed.len() >= 2, "the checks waiting on the service when it stopped failed: {first:?}");
@@ -213,17 +234,20 @@ async fn b169_reconcile_survives_the_database_stopping_mid_run(backend: Backend)
             assert!(failure.reason.contains("locked"), "{failure:?}");
         }
     }
-    let early: Vec<Claim> = first.checked.iter().map(|c| claim_of(&c.decision)).collect();
-
     match (&db.cluster, lock) {
         (Some(cluster), _) => cluster.start_server(),
         (None, Some(lock)) => lock.release(),
         (None, None) => unreachable!("SQLite holds a lock"),
     }
-    for claim in &early {
-        let record = ledger.payment(&claim.reference).await.expect("payment").expect("recorded");
-        assert_eq!((record.claims_offered, claim.offer), (1, 1), "a Fulfil's claim is recorded: {record:?}");
-        ledger.mark_fulfilled(claim).await.expect("a claim given before the stop marks");
+    let mut early: Vec<Claim> = Vec::new();
+    for ready in &first.ready {
+        let record = ledger.payment(&ready.reference).await.expect("payment").expect("recorded");
+        assert_eq!(record.claims_offered, 0, "the run claimed nothing (ADR 0081): {record:?}");
+        assert!(record.events.iter().any(|e| e.kind == EventKind::Ready), "recorded ready: {record:?}");
+        let claim = claim_of(&ledger.claim(ready).await.expect("a ready payment found before the stop claims"));
+        assert_eq!(claim.offer, 1);
+        ledger.mark_fulfilled(&claim).await.expect("mark");
+        early.push(claim);
     }
     for reference in &failed {
         let record = ledger.payment(reference).await.expect("payment").expect("recorded");
@@ -245,7 +269,10 @@ async fn b169_reconcile_survives_the_database_stopping_mid_run(backend: Backend)
     }
     let second = second.await.expect("no panic").expect("second run");
     assert!(second.failures.is_empty(), "{:?}", second.failures);
-    let mut later: Vec<Claim> = second.checked.iter().filter_map(|c| fulfil_claim(&c.decision)).collect();
+    let mut later: Vec<Claim> = Vec::new();
+    for ready in &second.ready {
+        later.extend(fulfil_claim(&ledger.claim(ready).await.expect("claim")));
+    }
     for delivery in deliveries {
         let decision = delivery.await.expect("no panic").expect("a decision");
         // In progress (the run holds the claim) is answered 503: delivered again (ADR 0071).

@@ -47,17 +47,16 @@ def confirm(reference: str, amount: str, currency: str) -> dict[str, Any]:
 def reconcile_payments(older_than_ms: int = 60_000) -> dict[str, Any]:
     report = ledger.reconcile(client, sika.ReconcileOptions(older_than_ms=older_than_ms, limit=500, concurrency=4))
     fulfilled = []
-    for payment in report.checked:
-        if isinstance(payment.decision, sika.LedgerDecision.FULFIL):
-            try:
-                with ledger.fulfilment(payment.decision.claim):   # renewed first: still this run's?
-                    orders.ship(payment.reference)
-            except sika.SikaError.ClaimLost:
-                continue  # its lease ended while earlier ones shipped, and another caller has it
-            fulfilled.append(payment.reference)
+    for ready in report.ready:  # verified paid, not claimed: each is claimed only as its turn comes
+        decision = ledger.claim(ready)
+        if isinstance(decision, sika.LedgerDecision.FULFIL):  # else another worker has it, or shipped it
+            with ledger.fulfilment(decision.claim):  # renewed while it runs, marked at its end
+                orders.ship(ready.reference)
+            fulfilled.append(ready.reference)
     # Plain data for the result backend: the report holds decisions, not data (ADR 0056).
     return {
         "checked": [payment.reference for payment in report.checked],
+        "ready": [ready.reference for ready in report.ready],
         "fulfilled": fulfilled,
         "failures": [failure.reference for failure in report.failures],
     }

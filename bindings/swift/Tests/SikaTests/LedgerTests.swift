@@ -125,9 +125,13 @@ final class LedgerTests: XCTestCase {
         }
         let dueNow = ReconcileOptions(olderThanMs: 0, concurrency: 2)
         let first = try await ledger.reconcile(client: client, options: dueNow)
-        XCTAssertEqual(Set(first.checked.map(\.reference)), Set(statuses.keys), "\(first)")
-        let fulfilled = first.checked.filter { if case .fulfil = $0.decision { true } else { false } }
-        XCTAssertEqual(fulfilled.map(\.reference), ["B165-SW-PAID"])
+        XCTAssertEqual(Set(first.checked.map(\.reference) + first.ready.map(\.reference)), Set(statuses.keys), "\(first)")
+        XCTAssertEqual(first.ready.map(\.reference), ["B165-SW-PAID"])
+        XCTAssertFalse(first.checked.contains { if case .fulfil = $0.decision { true } else { false } }, "\(first)")
+        guard case .fulfil(let claim, _) = try await ledger.claim(ready: first.ready[0]) else {
+            return XCTFail("a ready payment claims")
+        }
+        try await ledger.fulfil(claim) { _ in }
         let second = try await ledger.reconcile(client: client, options: dueNow)
         XCTAssertEqual(second.checked.map(\.reference), ["B165-SW-PENDING"], "\(second)")
         XCTAssertTrue(second.failures.isEmpty)
@@ -137,6 +141,83 @@ final class LedgerTests: XCTestCase {
         } catch SikaError.InvalidInput(let field, _) {
             XCTAssertEqual(field, "limit")
         }
+    }
+
+    /// B270, B271: a reconcile run claims nothing (ADR 0081); the README's form claims each ready
+    /// payment as its fulfilment starts (`claim(ready:)`, then `fulfil`). 40 paid payments whose
+    /// shipments (30 ms each) make a run over three 300 ms leases, on SQLite: two runs in a row
+    /// (the second finds nothing), then over 40 more two runs at once on two ledgers: each
+    /// shipped once, one claim offered per payment, no `ClaimLost`; a pending payment's claim is
+    /// `RetryLater`, nothing claimed.
+    func testB271ReconcileClaimsEachPaymentAsItsFulfilmentStarts() async throws {
+        let client = try sandbox.client()
+        let path = directory.appendingPathComponent("b271.db").path
+        let leaseMs: Int64 = 300
+        let ledger = try Ledger.sqlite(path: path, options: LedgerOptions(leaseMs: leaseMs))
+        let other = try Ledger.sqlite(path: path, options: LedgerOptions(leaseMs: leaseMs))
+        let order = ExpectedPayment(amount: Amount("100.10"), currency: "GHS")
+        let shipments = Shipments()
+        func paid(_ tag: String) async throws -> [String] {
+            let references = (0..<40).map { "B271-SW-\(tag)-" + String(format: "%02d", $0) }
+            for reference in references {
+                try await sandbox.seedTransaction(try transactionObject(reference: reference, status: "successful", amount: "100.10"))
+                try await ledger.expect(reference: reference, expected: order)
+            }
+            return references
+        }
+        let options = ReconcileOptions(olderThanMs: 0, limit: 500, concurrency: 4)
+        // The README's task.
+        @Sendable func reconcilePayments(_ ledger: Ledger) async throws -> [String] {
+            let report = try await ledger.reconcile(client: client, options: options)
+            var fulfilled: [String] = []
+            for ready in report.ready {
+                // Claimed only as its turn comes; another caller's is `inProgress` or `alreadyFulfilled`.
+                if case .fulfil(let claim, _) = try await ledger.claim(ready: ready) {
+                    try await ledger.fulfil(claim) { held in
+                        await shipments.ship(held.reference)
+                        try await Task.sleep(nanoseconds: 30_000_000)
+                    }
+                    fulfilled.append(ready.reference)
+                }
+            }
+            return fulfilled
+        }
+
+        let inARow = try await paid("ROW")
+        let started = Date()
+        let first = try await reconcilePayments(ledger)
+        XCTAssertEqual(first, inARow)
+        let took = Date().timeIntervalSince(started)
+        XCTAssertGreaterThan(took, 3 * Double(leaseMs) / 1000, "the run took \(took) s: not three leases")
+        let second = try await reconcilePayments(ledger)
+        XCTAssertEqual(second, [])
+
+        let atOnce = try await paid("ONCE")
+        let both = try await withThrowingTaskGroup(of: [String].self) { group in
+            for each in [ledger, other] {
+                group.addTask { try await reconcilePayments(each) }
+            }
+            var all: [String] = []
+            for try await fulfilled in group { all += fulfilled }
+            return all
+        }
+        XCTAssertEqual(both.sorted(), atOnce, "each fulfilled by one run, once")
+        let counts = await shipments.counts
+        for reference in inARow + atOnce {
+            XCTAssertEqual(counts[reference], 1, "\(reference) shipped \(counts[reference] ?? 0) times")
+            let record = try await ledger.payment(reference: reference)
+            XCTAssertEqual(record?.claimsOffered, 1, "\(String(describing: record))")
+            XCTAssertNotNil(record?.fulfilledAt)
+        }
+
+        let pending = "B270-SW-PENDING"
+        try await sandbox.seedTransaction(try transactionObject(reference: pending, status: "pending", amount: "100.10"))
+        try await ledger.expect(reference: pending, expected: order)
+        let report = try await ledger.reconcile(client: client, options: options)
+        XCTAssertEqual(report.checked.map(\.reference), [pending], "\(report)")
+        let transaction = try await client.verifyTransaction(reference: pending)
+        let answer = try await ledger.claim(ready: ReadyPayment(reference: pending, transaction: transaction))
+        guard case .decided(.retryLater) = answer else { return XCTFail("\(answer)") }
     }
 
     /// B167: a charge through the ledger records the request's amount and currency as the
@@ -166,5 +247,14 @@ final class LedgerTests: XCTestCase {
         }
         let requestsAfter = try await sandbox.requests()
         XCTAssertEqual(requestsAfter.map(\.path), ["/charge", "/charge"])
+    }
+}
+
+/// Each reference's shipments, counted across the tasks that ship.
+private actor Shipments {
+    private(set) var counts: [String: Int] = [:]
+
+    func ship(_ reference: String) {
+        counts[reference, default: 0] += 1
     }
 }

@@ -21,6 +21,7 @@ import dev.sika.ExpectedPayment;
 import dev.sika.LedgerDecision;
 import dev.sika.LedgerOptions;
 import dev.sika.PaymentRecord;
+import dev.sika.ReadyPayment;
 import dev.sika.ReconcileFailure;
 import dev.sika.ReconcileOptions;
 import dev.sika.ReconcileReport;
@@ -86,13 +87,15 @@ public final class JavaLedger {
             System.out.println("6. Reconciling the payments still open:");
             // ReconcileOptions(olderThanMs, limit, concurrency): null keeps a default.
             ReconcileReport report = ledger.reconcile(client, new ReconcileOptions(0L, 100L, 2L));
-            for (ReconciledPayment payment : report.getChecked()) {
-                if (payment.getDecision() instanceof LedgerDecision.Fulfil fulfil) {
-                    System.out.println("   reconciled " + payment.getReference() + ": Fulfil: ship once");
+            // A run claims nothing (ADR 0081): claim each payment it found paid as its turn comes.
+            for (ReadyPayment ready : report.getReady()) {
+                if (ledger.claim(ready) instanceof LedgerDecision.Fulfil fulfil) {
+                    System.out.println("   reconciled " + ready.getReference() + ": Fulfil: ship once");
                     ledger.markFulfilled(fulfil.getClaim());
-                } else {
-                    System.out.println("   reconciled " + payment.getReference() + ": " + payment.getDecision().getClass().getSimpleName());
                 }
+            }
+            for (ReconciledPayment payment : report.getChecked()) {
+                System.out.println("   reconciled " + payment.getReference() + ": " + payment.getDecision().getClass().getSimpleName());
             }
             for (ReconcileFailure failure : report.getFailures()) {
                 System.out.println("   not checked " + failure.getReference() + ": " + failure.getReason());

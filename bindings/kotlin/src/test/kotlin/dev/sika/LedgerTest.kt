@@ -168,16 +168,103 @@ class LedgerTest {
         }
         val dueNow = ReconcileOptions(olderThanMs = 0L, concurrency = 2L)
         val first = ledger.reconcile(client, dueNow)
-        assertEquals(statuses.keys, first.checked.map { it.reference }.toSet(), "$first")
-        assertEquals(
-            listOf("B165-KT-PAID"),
-            first.checked.filter { it.decision is LedgerDecision.Fulfil }.map { it.reference },
-        )
+        assertEquals(statuses.keys, (first.checked.map { it.reference } + first.ready.map { it.reference }).toSet(), "$first")
+        assertEquals(listOf("B165-KT-PAID"), first.ready.map { it.reference })
+        assertTrue(first.checked.none { it.decision is LedgerDecision.Fulfil }, "$first")
+        val decision = ledger.claim(first.ready.single())
+        assertInstanceOf(LedgerDecision.Fulfil::class.java, decision)
+        ledger.fulfil((decision as LedgerDecision.Fulfil).claim) {}
         val second = ledger.reconcileAsync(client, dueNow).get(30, TimeUnit.SECONDS)
         assertEquals(listOf("B165-KT-PENDING"), second.checked.map { it.reference }, "$second")
         assertTrue(second.failures.isEmpty())
         val error = runCatching { ledger.reconcile(client, ReconcileOptions(limit = 0L)) }.exceptionOrNull()
         assertEquals("limit", (error as SikaException.InvalidInput).field)
+    }
+
+    /**
+     * B270, B271: a reconcile run claims nothing (ADR 0081); the README's form claims each ready
+     * payment as its fulfilment starts (`claim`, then `fulfil`). 60 paid payments whose
+     * shipments (25 ms each) make a run over three 400 ms leases, on SQLite: two runs in a row
+     * (the second finds nothing), then over 60 more two runs at once on two ledgers, suspend
+     * and blocking: each shipped once, one claim offered per payment, no `ClaimLost`.
+     */
+    @Test
+    fun testB271ReconcileClaimsEachPaymentAsItsFulfilmentStarts() = runBlocking<Unit> {
+        val client = sandbox.client()
+        val path = dir.resolve("b271.db").path
+        val leaseMs = 400L
+        val ledger = Ledger.sqlite(path, LedgerOptions(leaseMs = leaseMs))
+        val shipped = java.util.concurrent.ConcurrentHashMap<String, Int>()
+        fun ship(reference: String) {
+            shipped.merge(reference, 1, Int::plus)
+            Thread.sleep(25)
+        }
+        suspend fun paid(tag: String): List<String> {
+            val references = (0 until 60).map { "B271-KT-$tag-${"%02d".format(it)}" }
+            for (reference in references) {
+                sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
+                ledger.expect(reference, order)
+            }
+            return references
+        }
+        val options = ReconcileOptions(olderThanMs = 0L, limit = 500L, concurrency = 4L)
+        // The README's task, suspend.
+        suspend fun reconcilePayments(ledger: Ledger): List<String> {
+            val report = ledger.reconcile(client, options)
+            val fulfilled = mutableListOf<String>()
+            for (ready in report.ready) {
+                val decision = ledger.claim(ready)  // claimed only as its turn comes
+                if (decision is LedgerDecision.Fulfil) {
+                    ledger.fulfil(decision.claim) { ship(ready.reference) }
+                    fulfilled += ready.reference
+                }
+            }
+            return fulfilled
+        }
+        // The same on threads, as a Java scheduler runs it.
+        fun reconcilePaymentsBlocking(ledger: BlockingLedger, client: BlockingClient): List<String> {
+            val report = ledger.reconcile(client, options)
+            val fulfilled = mutableListOf<String>()
+            for (ready in report.ready) {
+                val decision = ledger.claim(ready)
+                if (decision is LedgerDecision.Fulfil) {
+                    ledger.fulfil(decision.claim) { ship(ready.reference) }
+                    fulfilled += ready.reference
+                }
+            }
+            return fulfilled
+        }
+
+        val inARow = paid("ROW")
+        val started = System.nanoTime()
+        assertEquals(inARow, reconcilePayments(ledger))
+        val tookMs = (System.nanoTime() - started) / 1_000_000
+        assertTrue(tookMs > 3 * leaseMs, "the run took $tookMs ms: not three leases")
+        assertEquals(emptyList<String>(), reconcilePayments(ledger))
+
+        val atOnce = paid("ONCE")
+        BlockingLedger.sqlite(path, LedgerOptions(leaseMs = leaseMs)).use { blocking ->
+            sandbox.blockingClient().use { blockingClient ->
+                val onThread = java.util.concurrent.CompletableFuture.supplyAsync { reconcilePaymentsBlocking(blocking, blockingClient) }
+                val suspended = reconcilePayments(ledger)
+                val threaded = onThread.get(60, TimeUnit.SECONDS)
+                assertEquals(atOnce, (suspended + threaded).sorted(), "each fulfilled by one run, once")
+            }
+        }
+        for (reference in inARow + atOnce) {
+            assertEquals(1, shipped[reference], "$reference shipped ${shipped[reference]} times")
+            val record = checkNotNull(ledger.payment(reference))
+            assertEquals(1L, record.claimsOffered, "$record")
+            assertNotNull(record.fulfilledAt)
+        }
+        val pending = "B270-KT-PENDING"
+        sandbox.seedTransaction(transactionObject(pending, "pending", "100.10"))
+        ledger.expect(pending, order)
+        val some = ledger.reconcile(client, options)
+        assertEquals(listOf(pending), some.checked.map { it.reference })
+        val notPaid = ledger.claim(ReadyPayment(pending, client.verifyTransaction(pending)))
+        assertInstanceOf(LedgerDecision.Decided::class.java, notPaid)
+        assertInstanceOf(WebhookDecision.RetryLater::class.java, (notPaid as LedgerDecision.Decided).decision)
     }
 
     /**
@@ -240,7 +327,11 @@ class LedgerTest {
                 // The default options check payments older than a minute: none yet.
                 assertEquals(emptyList<ReconciledPayment>(), report.checked, "$report")
                 val due = ledger.reconcile(client, ReconcileOptions(olderThanMs = 0L))
-                assertEquals(listOf("B193-KT-2"), due.checked.filter { it.decision is LedgerDecision.Fulfil }.map { it.reference })
+                assertEquals(listOf("B193-KT-2"), due.ready.map { it.reference }, "$due")
+                val claimed = ledger.claim(due.ready.single())
+                assertInstanceOf(LedgerDecision.Fulfil::class.java, claimed)
+                ledger.fulfil((claimed as LedgerDecision.Fulfil).claim) {}
+                assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, ledger.claim(due.ready.single()))
             }
         }
     }

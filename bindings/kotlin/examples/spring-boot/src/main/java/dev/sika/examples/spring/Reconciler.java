@@ -3,10 +3,10 @@ package dev.sika.examples.spring;
 import dev.sika.BlockingClient;
 import dev.sika.BlockingLedger;
 import dev.sika.LedgerDecision;
+import dev.sika.ReadyPayment;
 import dev.sika.ReconcileFailure;
 import dev.sika.ReconcileOptions;
 import dev.sika.ReconcileReport;
-import dev.sika.ReconciledPayment;
 import dev.sika.SikaException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
@@ -63,16 +63,17 @@ public class Reconciler implements SmartLifecycle {
                 return;
             }
             ReconcileReport report = ledger.reconcile(client, options);
-            for (ReconciledPayment payment : report.getChecked()) {
-                if (payment.getDecision() instanceof LedgerDecision.Fulfil fulfil) {
-                    orders.fulfilOnce(payment.getReference(), "reconcile");
+            // A run claims nothing (ADR 0081): each payment found paid is claimed as its turn comes.
+            for (ReadyPayment ready : report.getReady()) {
+                if (ledger.claim(ready) instanceof LedgerDecision.Fulfil fulfil) {
+                    orders.fulfilOnce(ready.getReference(), "reconcile");
                     ledger.markFulfilled(fulfil.getClaim());
                 }
             }
             for (ReconcileFailure failure : report.getFailures()) {
                 log.warn("reconcile: {} not checked: {}", failure.getReference(), failure.getReason());
             }
-            log.info("reconcile: {} payments checked", report.getChecked().size());
+            log.info("reconcile: {} payments checked", report.getChecked().size() + report.getReady().size());
         } catch (SikaException.Cancelled e) {
             log.info("reconcile: stopped at shutdown; the payments not checked stay open");
         } catch (SikaException e) {
