@@ -66,3 +66,22 @@ fn replace_exactly(text: &str, old: &str, new: &str, expected: usize, what: &str
         found => Err(format!("expected {expected} of {what} in the generated code, found {found}")),
     }
 }
+
+/// Where the `)` closing the `(` at `open` is in `text`: generated code, whose strings and
+/// comments around the calls this reads hold no parenthesis.
+fn closing_paren(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (at, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(open + at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

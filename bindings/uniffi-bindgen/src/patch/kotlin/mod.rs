@@ -2,6 +2,7 @@
 
 mod blocking_forms;
 mod call_status;
+mod charge_cancellations;
 mod closed_objects;
 mod completable_futures;
 mod default_overloads;
@@ -22,6 +23,7 @@ pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
     let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let text = completable_futures::patch(text)?;
+    let text = charge_cancellations::patch(text)?;
     let text = call_status::patch(text)?;
     let text = returned_buffers::patch(text)?;
     let text = closed_objects::patch(text)?;

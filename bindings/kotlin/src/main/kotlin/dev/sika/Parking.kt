@@ -1,11 +1,11 @@
 package dev.sika
 
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
-import kotlinx.coroutines.future.future
 import kotlinx.coroutines.launch
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
@@ -24,10 +24,50 @@ internal val sikaCalls = CoroutineScope(SupervisorJob() + Dispatchers.Default)
  * [parkUntilDone]: the call starts on the calling thread, up to its first wait, so what the core
  * reads at a call's start is the caller's (the host tracer's parent: the caller's OpenTelemetry
  * context, `Context.current()`, B263); it then completes on [sikaCalls]. Cancelling the future
- * cancels the call.
+ * cancels the call and returns once it has ended (its connection closed): the future's
+ * [java.util.concurrent.CancellationException] then has a charge's
+ * [SikaException.ChargeOutcomeUnknown] as its cause when the charge may have been sent (ADR 0082).
+ * Completed in any other way (`complete`, `orTimeout`), the future cancels the call too.
  */
-internal fun <T> sikaFuture(call: suspend CoroutineScope.() -> T): CompletableFuture<T> =
-    sikaCalls.future(start = CoroutineStart.UNDISPATCHED, block = call)
+internal fun <T> sikaFuture(call: suspend CoroutineScope.() -> T): CompletableFuture<T> {
+    val future = SikaCallFuture<T>()
+    future.job = sikaCalls.launch(start = CoroutineStart.UNDISPATCHED) {
+        try {
+            future.complete(call())
+        } catch (failure: Throwable) {
+            future.failed(failure)
+        }
+    }
+    future.whenComplete { _, _ -> future.job?.cancel() }
+    return future
+}
+
+/** The future of an `...Async` twin: [cancel] cancels its call and waits for its end. */
+private class SikaCallFuture<T> : CompletableFuture<T>() {
+    @Volatile var job: Job? = null
+
+    /** What the call ended with once [cancel] cancelled it (its charge's outcome is the cause). */
+    @Volatile private var cancelledWith: Throwable? = null
+
+    @Volatile private var cancelling = false
+
+    fun failed(failure: Throwable) {
+        if (cancelling && failure is CancellationException) cancelledWith = failure else completeExceptionally(failure)
+    }
+
+    override fun cancel(mayInterruptIfRunning: Boolean): Boolean {
+        val job = job ?: return super.cancel(mayInterruptIfRunning)
+        if (isDone) return false
+        cancelling = true
+        awaitEnd(job)
+        val unknown = cancelledWith?.cause as? SikaException.ChargeOutcomeUnknown
+        val cancelled = java.util.concurrent.CancellationException(
+            if (unknown != null) "the call was cancelled after its charge may have reached the service" else "the call was cancelled",
+        )
+        unknown?.let(cancelled::initCause)
+        return completeExceptionally(cancelled) || isCancelled
+    }
+}
 
 /** How long an interrupted call waits for its Rust future to be dropped before it returns. */
 private const val CANCEL_GRACE_MS = 2_000L
@@ -43,7 +83,7 @@ private const val CANCEL_GRACE_MS = 2_000L
  */
 @Throws(SikaException::class)
 internal fun <T> parkUntilDone(charge: ChargeRequest? = null, call: suspend () -> T): T {
-    if (Thread.interrupted()) throw cancelledBy(Job().apply { cancel() }, null)
+    if (Thread.interrupted()) throw cancelledBy(Job().apply { cancel() }, null, null)
     val result = CompletableFuture<T>()
     // Undispatched: the call starts on this thread, up to its first wait, without a hop.
     val job = sikaCalls.launch(start = CoroutineStart.UNDISPATCHED) {
@@ -56,31 +96,43 @@ internal fun <T> parkUntilDone(charge: ChargeRequest? = null, call: suspend () -
     try {
         return result.get()
     } catch (_: InterruptedException) {
-        throw cancelledBy(job, charge)
+        throw cancelledBy(job, result, charge)
     } catch (failure: ExecutionException) {
         throw failure.cause ?: failure
     }
 }
 
 /**
- * Cancels [job] and waits (a bounded while, not interruptibly) until it has ended, so the Rust
- * future is dropped when the caller sees the exception; then sets the interrupt flag again. The
- * exception: [charge]'s [SikaException.ChargeOutcomeUnknown] when it may have been sent, else
- * [SikaException.Cancelled].
+ * Cancels [job] and waits until it has ended, so the Rust future is dropped when the caller sees
+ * the exception; then sets the interrupt flag again. The exception: [charge]'s
+ * [SikaException.ChargeOutcomeUnknown] when it may have been sent (the cause of the
+ * cancellation the suspend charge ended with, [sikaCharge]), else [SikaException.Cancelled].
  */
-private fun cancelledBy(job: Job, charge: ChargeRequest?): SikaException {
+private fun cancelledBy(job: Job, result: CompletableFuture<*>?, charge: ChargeRequest?): SikaException {
+    awaitEnd(job)
+    Thread.currentThread().interrupt()
+    if (charge == null) return SikaException.Cancelled()
+    val ended = result?.let { runCatching { it.getNow(null) }.exceptionOrNull() }
+    return (ended?.cause as? SikaException.ChargeOutcomeUnknown)
+        ?: takeCancelledCharge(charge.reference)
+        ?: SikaException.Cancelled()
+}
+
+/** Cancels [job] and waits (a bounded while, not interruptibly) until it has ended. */
+private fun awaitEnd(job: Job) {
     job.cancel()
     val ended = CountDownLatch(1)
     job.invokeOnCompletion { ended.countDown() }
     val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CANCEL_GRACE_MS)
+    var interrupted = false
     while (true) {
         val left = deadline - System.nanoTime()
         try {
             if (left <= 0 || ended.await(left, TimeUnit.NANOSECONDS)) break
         } catch (_: InterruptedException) {
-            // Interrupted again while the call ends: the flag is set below anyway.
+            // Interrupted again while the call ends: the flag is set again below.
+            interrupted = true
         }
     }
-    Thread.currentThread().interrupt()
-    return charge?.let { takeCancelledCharge(it.reference) } ?: SikaException.Cancelled()
+    if (interrupted) Thread.currentThread().interrupt()
 }

@@ -1,7 +1,20 @@
 package dev.sika
 
+import ch.qos.logback.classic.Level
+import ch.qos.logback.classic.Logger
+import ch.qos.logback.classic.spi.ILoggingEvent
+import ch.qos.logback.core.read.ListAppender
 import java.nio.file.Files
+import java.util.concurrent.CancellationException
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.TimeUnit
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -11,6 +24,7 @@ import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
+import org.slf4j.LoggerFactory
 
 /**
  * B232 (issue 46, ADR 0075): a blocking charge interrupted with `Thread.interrupt()` (platform
@@ -20,6 +34,13 @@ import org.junit.jupiter.api.assertThrows
  * received, never `Cancelled`; a thread interrupted before it charges sends nothing and gets
  * `Cancelled`. B233: a call on a closed client or ledger throws `SikaException.Configuration`,
  * not `IllegalStateException`.
+ *
+ * B280 (ADR 0082): a coroutine cancelled in a suspend `initiateCharge` (plain and
+ * `Ledger.initiateCharge`) after the sandbox logged `POST /charge` ends with a
+ * `CancellationException` whose cause is the charge's `ChargeOutcomeUnknown` (reference, the
+ * request id the sandbox received), logged at WARN with both; a `withTimeout` around it rethrows
+ * it with the cause; cancelled while it waits for a socket, the bare cancellation and nothing
+ * sent. B281: the same for Java's `initiateChargeAsync` future cancelled (`cancel(true)`).
  */
 class CancelledChargesTest {
     private val hang = JsonObject(emptyMap())
@@ -108,5 +129,168 @@ class CancelledChargesTest {
             assertTrue(closedLedger.reason.contains("closed"), closedLedger.reason)
             assertTrue(sandbox.requests().isEmpty(), "nothing sent")
         }
+    }
+
+    private val sika = LoggerFactory.getLogger("sika") as Logger
+
+    /** Runs [body] with the `sika` logger's records collected, and gives them back. */
+    private fun <T> withRecords(body: (ListAppender<ILoggingEvent>) -> T): T {
+        val records = ListAppender<ILoggingEvent>().apply { start() }
+        sika.addAppender(records)
+        try {
+            return body(records)
+        } finally {
+            sika.detachAppender(records)
+        }
+    }
+
+    /** The one WARN record that names [reference] and [requestId]. */
+    private fun assertOneWarning(records: ListAppender<ILoggingEvent>, reference: String, requestId: String) {
+        flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0044)
+        val named = records.list.toList().filter {
+            it.level == Level.WARN && it.formattedMessage.contains(reference) && it.formattedMessage.contains(requestId)
+        }
+        assertEquals(1, named.size, "one WARN record names the reference and the request id: ${records.list}")
+        assertTrue(named.single().formattedMessage.contains("outcome is unknown"), named.single().formattedMessage)
+    }
+
+    private fun assertOutcomeUnknown(cancelled: Throwable?, reference: String, requestId: String) {
+        assertInstanceOf(CancellationException::class.java, cancelled, "$cancelled")
+        val unknown = assertInstanceOf(SikaException.ChargeOutcomeUnknown::class.java, cancelled!!.cause, "the cause of $cancelled")
+        assertEquals(reference, unknown.reference)
+        assertEquals(requestId, unknown.requestId, "the request id the sandbox received")
+        assertTrue(unknown.reason.contains("cancelled"), unknown.reason)
+        assertNull(takeCancelledCharge(reference), "carried by the cancellation, so taken")
+    }
+
+    /** A suspend charge (through a ledger or not) cancelled once the sandbox logged it. */
+    private fun coroutineCancelledAfterSending(throughLedger: Boolean) = runBlocking<Unit> {
+        Sandbox().use { sandbox ->
+            sandbox.client().use { client ->
+                withRecords { records ->
+                    val reference = "B280-${if (throughLedger) "LEDGER" else "CLIENT"}-${System.nanoTime()}"
+                    val ledger = if (throughLedger) Ledger.sqlite(dir.resolve("$reference.db").path) else null
+                    sandbox.fault("/charge", "hang", 1, hang)
+                    val thrown = CompletableDeferred<Throwable?>()
+                    val job = launch(Dispatchers.Default) {
+                        try {
+                            val request = charge(reference, "+233244123333")
+                            ledger?.initiateCharge(client, request) ?: client.initiateCharge(request)
+                            thrown.complete(null)
+                        } catch (failure: Throwable) {
+                            thrown.complete(failure)
+                            throw failure
+                        }
+                    }
+                    val received = pollUntil(5_000, { chargesReceived(sandbox) }) { it.isNotEmpty() }
+                    job.cancel()
+                    job.join()
+                    assertOutcomeUnknown(thrown.await(), reference, received.single())
+                    assertOneWarning(records, reference, received.single())
+                    ledger?.use { assertTrue(it.payment(reference) != null, "still expected: reconcile settles it") }
+                }
+            }
+        }
+    }
+
+    @Test
+    fun testB280ACoroutineCancelledAfterTheChargeWasSentCarriesOutcomeUnknownAsItsCause() =
+        coroutineCancelledAfterSending(false)
+
+    @Test
+    fun testB280ALedgerChargeCancelledAfterItWasSentCarriesOutcomeUnknownAndStaysExpected() =
+        coroutineCancelledAfterSending(true)
+
+    @Test
+    fun testB280AWithTimeoutEndingAfterTheChargeWasSentRethrowsTheOutcome() = runBlocking<Unit> {
+        Sandbox().use { sandbox ->
+            sandbox.client().use { client ->
+                sandbox.fault("/charge", "hang", 1, hang)
+                val reference = "B280-TIMEOUT-${System.nanoTime()}"
+                val timedOut = runCatching { withTimeout(1_000) { client.initiateCharge(charge(reference, "+233244123333")) } }
+                val received = chargesReceived(sandbox)
+                assertEquals(1, received.size, "the charge reached the sandbox")
+                val timeout = assertInstanceOf(TimeoutCancellationException::class.java, timedOut.exceptionOrNull())
+                // Its cause, or (kotlinx's stack-trace recovery on, as under -ea) its copy's.
+                val unknown = generateSequence<Throwable>(timeout) { it.cause }.filterIsInstance<SikaException.ChargeOutcomeUnknown>().firstOrNull()
+                assertEquals(reference, unknown?.reference, "the outcome in the cause chain of $timeout")
+                assertEquals(received.single(), unknown?.requestId)
+                assertNull(takeCancelledCharge(reference), "carried by the cancellation, so taken")
+            }
+        }
+    }
+
+    /**
+     * A client whose one socket is held by a verify that hangs: a charge waits for a socket, and
+     * is cancelled while it waits (nothing connected for it).
+     */
+    private fun withTheOnlySocketHeld(body: suspend (Sandbox, Client) -> Unit) = runBlocking<Unit> {
+        Sandbox().use { sandbox ->
+            Client(sandbox.config().copy(maxConnectionsPerHost = 1, timeoutMs = 30_000, maxRetries = 0)).use { client ->
+                sandbox.seedTransaction(transactionObject("B280-HOLD", "pending", "1"))
+                sandbox.fault("/transaction/verify", "hang", 1, hang)
+                val holder = launch(Dispatchers.Default) { runCatching { client.verifyTransaction("B280-HOLD") } }
+                pollUntil(5_000, { sandbox.requests() }) { requests ->
+                    requests.any { it["path"]!!.jsonPrimitive.content == "/transaction/verify/B280-HOLD" }
+                }
+                try {
+                    body(sandbox, client)
+                } finally {
+                    holder.cancel()
+                }
+            }
+        }
+    }
+
+    @Test
+    fun testB280ACoroutineCancelledBeforeAnySocketConnectedIsTheBareCancellation() = withTheOnlySocketHeld { sandbox, client ->
+        val thrown = CompletableDeferred<Throwable?>()
+        val job = launch(Dispatchers.Default, start = CoroutineStart.UNDISPATCHED) {
+            try {
+                client.initiateCharge(charge("B280-UNSENT", "+233244123333"))
+                thrown.complete(null)
+            } catch (failure: Throwable) {
+                thrown.complete(failure)
+                throw failure
+            }
+        }
+        Thread.sleep(300)
+        job.cancel()
+        job.join()
+        val cancelled = assertInstanceOf(CancellationException::class.java, thrown.await())
+        assertNull(cancelled.cause as? SikaException, "nothing sent: no outcome to carry")
+        assertTrue(chargesReceived(sandbox).isEmpty(), "nothing sent")
+        assertNull(takeCancelledCharge("B280-UNSENT"))
+    }
+
+    @Test
+    fun testB281AnAsyncFutureCancelledAfterTheChargeWasSentCarriesOutcomeUnknownAsItsCause() {
+        Sandbox().use { sandbox ->
+            sandbox.client().use { client ->
+                withRecords { records ->
+                    val reference = "B281-SENT-${System.nanoTime()}"
+                    sandbox.fault("/charge", "hang", 1, hang)
+                    val future: CompletableFuture<ChargeResponse> = client.initiateChargeAsync(charge(reference, "+233244123333"))
+                    val received = runBlocking { pollUntil(5_000, { chargesReceived(sandbox) }) { it.isNotEmpty() } }
+                    assertTrue(future.cancel(true))
+                    assertTrue(future.isCancelled)
+                    val cancelled = runCatching { future.get(5, TimeUnit.SECONDS) }.exceptionOrNull()
+                    assertOutcomeUnknown(cancelled, reference, received.single())
+                    assertOneWarning(records, reference, received.single())
+                }
+            }
+        }
+    }
+
+    @Test
+    fun testB281AnAsyncFutureCancelledBeforeAnySocketConnectedIsCancelledWithNoCause() = withTheOnlySocketHeld { sandbox, client ->
+        val future = client.initiateChargeAsync(charge("B281-UNSENT", "+233244123333"))
+        Thread.sleep(300)
+        assertTrue(future.cancel(true))
+        val cancelled = runCatching { future.join() }.exceptionOrNull()
+        assertInstanceOf(CancellationException::class.java, cancelled, "$cancelled")
+        assertNull(cancelled!!.cause, "nothing sent: no outcome to carry")
+        assertTrue(chargesReceived(sandbox).isEmpty(), "nothing sent")
+        assertNull(takeCancelledCharge("B281-UNSENT"))
     }
 }
