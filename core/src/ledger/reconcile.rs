@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use futures_util::{StreamExt, stream};
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::{
@@ -18,6 +19,7 @@ use super::{
 use crate::client::Client;
 use crate::error::{Result, SikaError};
 use crate::models::Transaction;
+use crate::models::json::{from_json_functions, to_json_methods};
 use crate::safety::webhook::WebhookDecision;
 use crate::status::TransactionStatus;
 use crate::validation;
@@ -62,8 +64,10 @@ pub struct ReconciledPayment {
 
 /// A payment a run verified paid in full, recorded as `ready` and not claimed (ADR 0081): claim
 /// it with [`Ledger::claim`] when its fulfilment starts, then fulfil it in the block (or
-/// `mark_fulfilled`). Left unclaimed, the next run finds it again.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `mark_fulfilled`). Left unclaimed, the next run finds it again. It has the records' JSON
+/// (`to_json()`, `ready_payment_from_json`), so a job can queue one fulfilment per payment:
+/// [`Ledger::claim`] decides by the ledger's own record, never by the text's transaction alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ReadyPayment {
     /// The order's reference.
@@ -71,6 +75,9 @@ pub struct ReadyPayment {
     /// The verified transaction.
     pub transaction: Transaction,
 }
+
+to_json_methods!(ReadyPayment);
+from_json_functions!(ready_payment_from_json => ReadyPayment);
 
 /// A payment a run could not check (the service's error, or the database's): it stays open,
 /// for the next run.

@@ -95,7 +95,8 @@ final class CancelledChargesTests: XCTestCase {
         }
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
-        XCTAssertEqual(outcomeKind(await task.value), "CancellationError")
+        let outcome = await task.value
+        XCTAssertEqual(outcomeKind(outcome), "CancellationError")
         let charges = try await chargesReceived()
         XCTAssertEqual(charges, [], "nothing sent")
         XCTAssertNil(takeCancelledCharge(reference: "B282-UNSENT"))

@@ -11,6 +11,7 @@ import kotlinx.coroutines.CancellationException
  * logged it at WARN, as the generated call freed the Rust future. Cancelled before any socket
  * connected, the host's cancellation goes on as it was: nothing was sent.
  */
+@JvmSynthetic
 internal suspend fun <T> sikaCharge(charge: ChargeRequest, call: suspend () -> T): T =
     try {
         call()

@@ -9,6 +9,7 @@ import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.TimeoutCancellationException
@@ -134,7 +135,7 @@ class CancelledChargesTest {
     private val sika = LoggerFactory.getLogger("sika") as Logger
 
     /** Runs [body] with the `sika` logger's records collected, and gives them back. */
-    private fun <T> withRecords(body: (ListAppender<ILoggingEvent>) -> T): T {
+    private inline fun <T> withRecords(body: (ListAppender<ILoggingEvent>) -> T): T {
         val records = ListAppender<ILoggingEvent>().apply { start() }
         sika.addAppender(records)
         try {
@@ -224,7 +225,7 @@ class CancelledChargesTest {
      * A client whose one socket is held by a verify that hangs: a charge waits for a socket, and
      * is cancelled while it waits (nothing connected for it).
      */
-    private fun withTheOnlySocketHeld(body: suspend (Sandbox, Client) -> Unit) = runBlocking<Unit> {
+    private fun withTheOnlySocketHeld(body: suspend CoroutineScope.(Sandbox, Client) -> Unit) = runBlocking<Unit> {
         Sandbox().use { sandbox ->
             Client(sandbox.config().copy(maxConnectionsPerHost = 1, timeoutMs = 30_000, maxRetries = 0)).use { client ->
                 sandbox.seedTransaction(transactionObject("B280-HOLD", "pending", "1"))
@@ -234,7 +235,7 @@ class CancelledChargesTest {
                     requests.any { it["path"]!!.jsonPrimitive.content == "/transaction/verify/B280-HOLD" }
                 }
                 try {
-                    body(sandbox, client)
+                    this@runBlocking.body(sandbox, client)
                 } finally {
                     holder.cancel()
                 }
