@@ -127,16 +127,22 @@ pub(crate) fn scrub(text: &str, key: &str) -> String {
 /// when there is none. Nothing else is changed: this is how a record's texts from the service
 /// are cleaned as they are decoded (ADR 0040), where escaping would change the data.
 pub(crate) fn remove_key(text: &str, key: &str) -> Option<String> {
-    let key: Vec<char> = key.chars().collect();
-    if key.len() < 4 {
+    let key_chars = key.chars().count();
+    if key_chars < 4 {
         return None;
     }
-    let window = key.len().min(MIN_FRAGMENT_CHARS);
+    let window = key_chars.min(MIN_FRAGMENT_CHARS);
     // Most texts hold no fragment: a substring search per fragment says so without building
-    // the per-character tables below (a verification's body is checked on every call).
-    if !key.windows(window).any(|fragment| text.contains(&fragment.iter().collect::<String>())) {
+    // the per-character tables below (a verification's body is checked on every call). Each
+    // fragment is a slice of the key, not a copy: this runs for every text of every record
+    // decoded, and a string made per fragment was a fifth of a verification's instructions
+    // (issue 45).
+    let starts = key.char_indices().map(|(at, _)| at);
+    let ends = key.char_indices().map(|(at, _)| at).chain(std::iter::once(key.len())).skip(window);
+    if !starts.zip(ends).any(|(start, end)| text.contains(&key[start..end])) {
         return None;
     }
+    let key: Vec<char> = key.chars().collect();
     let fragments: HashSet<&[char]> = key.windows(window).collect();
     let chars: Vec<char> = text.chars().collect();
     // Every fragment of `window` or more characters is a chain of overlapping windows of the
@@ -172,6 +178,21 @@ mod tests {
     fn has_fragment(text: &str, key: &str) -> bool {
         let key: Vec<char> = key.chars().collect();
         key.windows(MIN_FRAGMENT_CHARS).any(|w| text.contains(&w.iter().collect::<String>()))
+    }
+
+    /// The fragments are searched as slices of the key by its characters' offsets (issue 45):
+    /// a key of multi-byte characters, a fragment at each end of it, and a key shorter than a
+    /// fragment (searched whole), all found; a text holding no fragment is left alone.
+    #[test]
+    fn b311_fragments_are_found_as_slices_of_the_key_whatever_its_characters() {
+        let key = "sk_tést_ñ€😀_0123456789";
+        let head: String = key.chars().take(MIN_FRAGMENT_CHARS).collect();
+        let tail: String = key.chars().skip(key.chars().count() - MIN_FRAGMENT_CHARS).collect();
+        assert_eq!(remove_key(&format!("a {head} b"), key).as_deref(), Some("a [REDACTED] b"));
+        assert_eq!(remove_key(&format!("a {tail} b"), key).as_deref(), Some("a [REDACTED] b"));
+        assert_eq!(remove_key("x ñ€😀_01 y", "ñ€😀_01").as_deref(), Some("x [REDACTED] y"));
+        assert_eq!(remove_key("ñ€😀_0 and sk_tést", key), None);
+        assert_eq!(remove_key("abc", "ab"), None);
     }
 
     #[test]

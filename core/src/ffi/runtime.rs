@@ -41,20 +41,28 @@ struct HostRuntime {
 
 /// Runs `call` on this process's runtime and waits for it. Dropping the returned future
 /// aborts the call: its request is dropped and its connection closed at once.
-pub(crate) async fn run<T, F>(call: F) -> Result<T>
+///
+/// `call` is boxed as it is given, before anything awaits: a call's future (its request,
+/// retries and decode) is kilobytes, and held by value it made every future around it as
+/// large, each copied whole at every move (into UniFFI's future, into the task): a tenth of an
+/// awaited verification's instructions in `memcpy` (issue 45). Boxed, each move is a pointer.
+pub(crate) fn run<T, F>(call: F) -> impl Future<Output = Result<T>> + Send + 'static
 where
     F: Future<Output = Result<T>> + Send + 'static,
     T: Send + 'static,
 {
-    let host = RUNTIME.get(build)?;
-    let task = host.start(call)?;
-    drop(host);
-    match task.await {
-        Ok(result) => result,
-        // The call's panic, raised where UniFFI polls (it turns a panic into a foreign error).
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-        // Only an abort or a runtime shut down cancels a task; neither happens while awaited.
-        Err(_cancelled) => Err(SikaError::Cancelled),
+    let call = Box::pin(call);
+    async move {
+        let host = RUNTIME.get(build)?;
+        let task = host.start(call)?;
+        drop(host);
+        match task.await {
+            Ok(result) => result,
+            // The call's panic, raised where UniFFI polls (it turns a panic into a foreign error).
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // Only an abort or a runtime shut down cancels a task; neither happens while awaited.
+            Err(_cancelled) => Err(SikaError::Cancelled),
+        }
     }
 }
 

@@ -9,7 +9,12 @@
 //! value and the offset after it. Runs of fixed-size fields are one precompiled `struct.Struct`,
 //! strings and optionals are read inline, so are enums whose fields are numbers and text, custom
 //! types apply their `lift` expression from `uniffi.toml` inline, and the objects are built by
-//! the same calls UniFFI's `read` makes, with the same arguments. Each such converter's `lift`
+//! the same calls UniFFI's `read` makes, with the same arguments, except records: a record
+//! that holds no object is the instance UniFFI's `__init__` makes (each field set in order),
+//! made without calling it (`object.__new__`, then its fields' dict in one update: the
+//! `__init__` and the runtime's float check around it were a fifth of a `Transaction`'s lift,
+//! issue 45, ADR 0087); a record holding an object is built by its constructor, which checks
+//! what it is given (sika/_runtime/records.py). Each such converter's `lift`
 //! and `read` become the reader's (`sika/_runtime/readers.py` wires them, into a module of
 //! their own, `sika_ffi_readers.py`, ADR 0033); UniFFI's `read` is kept, and
 //! `sika._runtime.readers.use_flat_readers(False)` puts it back (the B58 test compares both on
@@ -62,6 +67,7 @@ pub fn module(namespace: &Namespace) -> Result<String, String> {
         text.push_str(&format!("{}\n", python::import_statement(&import)));
     }
     text.push_str("\nfrom .._runtime.readers import read_generated as _uniffi_sika_read_generated\n");
+    text.push_str("_uniffi_sika_new = object.__new__\n");
     text.push_str("from .sika_ffi import (\n    InternalError,\n");
     for name in &generator.names {
         text.push_str(&format!("    {name},\n"));
@@ -171,6 +177,15 @@ fn fixed(ty: &Type) -> Option<(char, usize)> {
     })
 }
 
+/// Whether a field of this type holds an exported object (`Arc<T>`, `Option<Arc<T>>`).
+fn holds_object(ty: &Type) -> bool {
+    match ty {
+        Type::Interface { .. } => true,
+        Type::Optional { inner_type } => holds_object(inner_type),
+        _ => false,
+    }
+}
+
 /// A type read without another reader: numbers, text, their optionals.
 fn simple(ty: &Type) -> bool {
     match ty {
@@ -188,7 +203,24 @@ impl Generator {
                 self.names.insert(class.clone());
                 let mut body = Vec::new();
                 let arguments = self.fields(&mut body, &record.fields, |field| python::var_name(&field.name))?;
-                body.push(format!("return {class}({}), o", arguments.join(", ")));
+                if record.fields.iter().any(|field| holds_object(&field.ty.ty)) {
+                    // A record holding an object checks what it is given whenever a field is
+                    // set (sika/_runtime/records.py): built by its constructor.
+                    body.push(format!("return {class}({}), o", arguments.join(", ")));
+                } else {
+                    // The instance UniFFI's `__init__` makes (each field set in order, nothing
+                    // else), without the call: its fields' dict in one step (issue 45).
+                    let items: Vec<String> = arguments
+                        .iter()
+                        .map(|argument| {
+                            let (name, local) = argument.split_once('=').expect("a keyword argument");
+                            format!("\"{name}\": {local}")
+                        })
+                        .collect();
+                    body.push(format!("value = _uniffi_sika_new({class})"));
+                    body.push(format!("value.__dict__.update({{{}}})", items.join(", ")));
+                    body.push("return value, o".to_owned());
+                }
                 self.function(&record.self_type.canonical_name, &body);
             }
             TypeDefinition::Enum(enumeration) if enumeration.self_type.is_used_as_error => {}
