@@ -195,9 +195,10 @@ def test_b208_without_an_opentelemetry_sdk_nothing_is_sent(sandbox):
 
 
 def points_of(spans, name: str) -> list:
+    data = spans.metrics.get_metrics_data()  # None before anything was recorded
     return [
         point
-        for resource in spans.metrics.get_metrics_data().resource_metrics
+        for resource in (data.resource_metrics if data is not None else [])
         for scope in resource.scope_metrics
         for metric in scope.metrics
         if metric.name == name
