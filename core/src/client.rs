@@ -268,23 +268,37 @@ impl Client {
             }
         };
         let verified = self.verify_transaction(&reference).await;
+        Ok(self.webhook_decision_from(&reference, verified, expected))
+    }
+
+    /// `decide_webhook`'s decision for a notification of `reference` (checked and expected
+    /// already), from a verification made once for several deliveries: the ledger's one
+    /// verification in flight per reference (ADR 0085).
+    pub(crate) fn webhook_decision_from(
+        &self,
+        reference: &str,
+        verified: Result<Transaction>,
+        expected: &ExpectedPayment,
+    ) -> (WebhookDecision, Option<TransactionStatus>) {
         let status = verified.as_ref().ok().map(|transaction| transaction.status.clone());
-        let decision = webhook::decide(verified, &reference, expected, || self.not_found(&reference));
+        let decision = webhook::decide(verified, reference, expected, || self.not_found(reference));
         let decision = scrub_decision(decision, &self.inner.secret_key);
-        log_decision(&decision, Some(&reference));
-        Ok((decision, status))
+        log_decision(&decision, Some(reference));
+        (decision, status)
     }
 
     /// `confirm_payment`'s answer as the decision a notification would get, its reasons
     /// scrubbed like `handle_webhook`'s, with the verified status: the ledger's `settle` (ADR
-    /// 0046).
+    /// 0046), from a verification made once for several callers (ADR 0085); the verification's
+    /// error is returned as it is.
     #[cfg(feature = "ledger")]
-    pub(crate) async fn settle_decision(
+    pub(crate) fn settle_decision_from(
         &self,
         reference: &str,
+        verified: Result<Transaction>,
         expected: &ExpectedPayment,
     ) -> Result<(WebhookDecision, Option<TransactionStatus>)> {
-        let check = self.confirm_payment(reference, expected).await?;
+        let check = confirm::check_payment(verified?, reference, expected);
         let status = check.transaction().status.clone();
         Ok((scrub_decision(webhook::from_check(check), &self.inner.secret_key), Some(status)))
     }

@@ -195,9 +195,10 @@ def test_b208_without_an_opentelemetry_sdk_nothing_is_sent(sandbox):
 
 
 def points_of(spans, name: str) -> list:
+    data = spans.metrics.get_metrics_data()  # None before anything was recorded
     return [
         point
-        for resource in spans.metrics.get_metrics_data().resource_metrics
+        for resource in (data.resource_metrics if data is not None else [])
         for scope in resource.scope_metrics
         for metric in scope.metrics
         if metric.name == name
@@ -303,3 +304,51 @@ def test_b184_interpreter_exit_with_traced_async_calls_in_flight_is_clean(sandbo
     body = b54.CALLS_IN_FLIGHT.format(stagger=b54.STAGGER_S, exit_after=b54.EXIT_AFTER_S) + "sys.exit(0)\n"
     script.write_text(b54.PREAMBLE + TRACED + textwrap.dedent(body))
     b54.assert_all_clean(b54.run_children(script, sandbox, "asyncio"))
+
+
+@pytest.mark.parametrize("kind", ["blocking", "async"])
+async def test_b305_the_ledgers_operations_are_spans_under_the_merchants_with_verifications_as_children(
+    spans, sandbox, tmp_path, kind
+):
+    """B305: each ledger operation (ADR 0085) is a span `sika.ledger.<operation>`, a child of
+    the merchant's span; the verification it sends is its attempt span and carries its context;
+    the fulfilment block's renewals and mark are spans of the same trace; claims offered and
+    fulfilments are counted."""
+    reference = f"B305-{kind.upper()}"
+    order = sika.ExpectedPayment(amount="100.10", currency="GHS")
+    sandbox.seed_transaction(transaction_object(reference, "successful", "100.10"))
+    blocking = sika.BlockingLedger.sqlite(str(tmp_path / "ledger.db"), sika.LedgerOptions(lease_ms=600))
+    blocking.expect(reference, order)
+    body = json.dumps({"event": "charge.success", "data": {"reference": reference}}).encode()
+    counters = ["sika.ledger.claims.offered", "sika.ledger.fulfilments"]
+    before = {name: sum(p.value for p in points_of(spans, name)) for name in counters}
+    spans.spans.clear()
+    sandbox.clear_requests()
+    tracer = trace.get_tracer("shop")
+    with tracer.start_as_current_span("POST /webhooks/sika") as request:
+        if kind == "blocking":
+            decision = blocking.handle_webhook(sandbox.blocking_client(), body)
+            with blocking.fulfilment(decision.claim):
+                pass
+        else:
+            ledger = blocking.async_ledger()
+            decision = await ledger.handle_webhook(sandbox.client(), body)
+            async with ledger.fulfilment(decision.claim):
+                pass
+    assert isinstance(decision, sika.LedgerDecision.FULFIL)
+    finished = spans.finished()
+    (decide,) = finished["sika.ledger.handle_webhook"]
+    merchant = request.get_span_context()
+    assert decide.parent.span_id == merchant.span_id
+    assert decide.context.trace_id == merchant.trace_id
+    assert decide.attributes["sika.operation"] == "ledger.handle_webhook"
+    assert decide.attributes["sika.decision"] == "fulfil"
+    (verification,) = finished[f"GET {TEMPLATE}"]
+    assert verification.parent.span_id == decide.context.span_id, "the verification is the decision's child"
+    assert [entry["traceparent"] for entry in sandbox.requests()] == [traceparent_of(decide)]
+    for operation in ["sika.ledger.renew", "sika.ledger.mark_fulfilled"]:
+        for span in finished[operation]:
+            assert span.parent.span_id == merchant.span_id, operation
+            assert span.attributes["sika.reference"] == reference
+    after = {name: sum(p.value for p in points_of(spans, name)) for name in counters}
+    assert {name: after[name] - before[name] for name in counters} == dict.fromkeys(counters, 1)

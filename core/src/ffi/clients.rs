@@ -255,7 +255,7 @@ impl Client {
         T: Decided + Send + 'static,
     {
         logging::follow_host_level();
-        let traced = tracer::start(operation, reference.as_deref(), self.0.base_url());
+        let traced = tracer::start(operation, reference.as_deref(), Some(self.0.base_url()));
         let call = trace::scoped(traced.as_ref().map(Traced::trace), call(self.0.clone()));
         let result = runtime::run(call).await;
         if let Some(traced) = traced {
@@ -371,7 +371,7 @@ impl BlockingClient {
     {
         logging::follow_host_level();
         let client = self.0.async_client();
-        let traced = tracer::start(operation, reference, client.base_url());
+        let traced = tracer::start(operation, reference, Some(client.base_url()));
         let result = self.0.run_with(trace::scoped(traced.as_ref().map(Traced::trace), call(client)));
         if let Some(traced) = traced {
             traced.end(&result);

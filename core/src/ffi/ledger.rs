@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use super::clients::{BlockingClient, Client};
 use super::runtime;
+use super::tracer::{self, Decided, Traced};
 use crate::error::Result;
-use crate::ledger::{self, Claim, LedgerDecision, PaymentRecord, ReadyPayment, ReconcileReport};
+use crate::ledger::{self, Claim, LedgerDecision, PaymentEvent, PaymentRecord, ReadyPayment, ReconcileReport};
 use crate::models::json::{from_json_functions, to_json_methods};
+use crate::trace::{self, CallTrace};
 use crate::{ChargeRequest, ChargeResponse, ExpectedPayment, SecretUrl};
 
 /// A ledger's settings as foreign code gives them: signed and optional (unset: the core's
@@ -122,6 +124,47 @@ fn renew_interval_ms(ledger: &ledger::Ledger) -> i64 {
     i64::try_from(ledger.renew_interval().as_millis()).unwrap_or(i64::MAX)
 }
 
+/// `payment_events`' foreign arguments as the core's: `after` unset is 0, `limit` unset is
+/// `payment()`'s page (100); a negative one is `InvalidInput`.
+fn events_page(after: Option<i64>, limit: Option<i64>) -> Result<(i64, u32)> {
+    let after = setting("after", after, 0_u64)?;
+    let limit = setting("limit", limit, ledger::PAYMENT_EVENTS_SHOWN)?;
+    Ok((i64::try_from(after).unwrap_or(i64::MAX), limit))
+}
+
+/// Runs the ledger operation `call` on the SDK's runtime as a traced call `ledger.<operation>`
+/// (ADR 0085): the host's tracer sees it start here, at the first poll (the host's thread), and
+/// end where its result is taken, and the verifications it sends carry its W3C context and are
+/// its attempts, as a client call's are (ADR 0058, 0059).
+async fn traced<T, F>(operation: &'static str, reference: Option<&str>, server: Option<&url::Url>, call: F) -> Result<T>
+where
+    F: Future<Output = Result<T>> + Send + 'static,
+    T: Decided + Send + 'static,
+{
+    let traced = tracer::start(operation, reference, server);
+    let result = runtime::run(trace::scoped(traced.as_ref().map(Traced::trace), call)).await;
+    if let Some(traced) = traced {
+        traced.end(&result);
+    }
+    result
+}
+
+/// `traced` for a blocking ledger's call, on the caller's thread: `call` runs with the trace its
+/// requests carry (none: untraced).
+fn traced_blocking<T: Decided>(
+    operation: &'static str,
+    reference: Option<&str>,
+    server: Option<&url::Url>,
+    call: impl FnOnce(Option<Arc<CallTrace>>) -> Result<T>,
+) -> Result<T> {
+    let traced = tracer::start(operation, reference, server);
+    let result = call(traced.as_ref().map(Traced::trace));
+    if let Some(traced) = traced {
+        traced.end(&result);
+    }
+    result
+}
+
 /// The payments ledger, async: fulfil exactly once. Share one per process.
 #[derive(uniffi::Object)]
 pub struct Ledger(Arc<ledger::Ledger>);
@@ -154,7 +197,8 @@ impl Ledger {
     /// no claim given.
     pub async fn expect(&self, reference: String, expected: ExpectedPayment) -> Result<()> {
         let ledger = Arc::clone(&self.0);
-        runtime::run(async move { ledger.expect(&reference, &expected).await }).await
+        let shown = Some(reference.clone());
+        traced("ledger.expect", shown.as_deref(), None, async move { ledger.expect(&reference, &expected).await }).await
     }
 
     /// Charges through the ledger: checks the request, records its amount and currency as the
@@ -174,7 +218,9 @@ impl Ledger {
     pub async fn initiate_charge(&self, client: Arc<Client>, request: ChargeRequest) -> Result<ChargeResponse> {
         let ledger = Arc::clone(&self.0);
         let client = client.core().clone();
-        runtime::run(async move { ledger.initiate_charge(&client, &request).await }).await
+        let (shown, server) = (Some(request.reference.clone()), client.base_url().clone());
+        let call = async move { ledger.initiate_charge(&client, &request).await };
+        traced("ledger.initiate_charge", shown.as_deref(), Some(&server), call).await
     }
 
     /// Decides a notification with the recorded expectation, and gives `Fulfil` (with its
@@ -195,7 +241,9 @@ impl Ledger {
     pub async fn handle_webhook(&self, client: Arc<Client>, body: Vec<u8>) -> Result<LedgerDecision> {
         let ledger = Arc::clone(&self.0);
         let client = client.core().clone();
-        runtime::run(async move { ledger.handle_webhook(&client, &body).await }).await
+        let server = client.base_url().clone();
+        let call = async move { ledger.handle_webhook(&client, &body).await };
+        traced("ledger.handle_webhook", None, Some(&server), call).await
     }
 
     /// Verifies `reference` and decides as `handle_webhook` does (order page, or after
@@ -213,7 +261,9 @@ impl Ledger {
     pub async fn settle(&self, client: Arc<Client>, reference: String) -> Result<LedgerDecision> {
         let ledger = Arc::clone(&self.0);
         let client = client.core().clone();
-        runtime::run(async move { ledger.settle(&client, &reference).await }).await
+        let (shown, server) = (Some(reference.clone()), client.base_url().clone());
+        let call = async move { ledger.settle(&client, &reference).await };
+        traced("ledger.settle", shown.as_deref(), Some(&server), call).await
     }
 
     /// Marks the claim's order fulfilled (a compare-and-set on the claim): `ClaimLost` when its
@@ -227,7 +277,9 @@ impl Ledger {
     /// given.
     pub async fn mark_fulfilled(&self, claim: Claim) -> Result<()> {
         let ledger = Arc::clone(&self.0);
-        runtime::run(async move { ledger.mark_fulfilled(&claim).await }).await
+        let shown = Some(claim.reference.clone());
+        traced("ledger.mark_fulfilled", shown.as_deref(), None, async move { ledger.mark_fulfilled(&claim).await })
+            .await
     }
 
     /// Extends the claim's lease from now while its fulfilment goes on (a compare-and-set, as
@@ -244,7 +296,8 @@ impl Ledger {
     /// database fails or does not answer within `timeout_ms`: nothing changed.
     pub async fn renew(&self, claim: Claim) -> Result<Claim> {
         let ledger = Arc::clone(&self.0);
-        runtime::run(async move { ledger.renew(&claim).await }).await
+        let shown = Some(claim.reference.clone());
+        traced("ledger.renew", shown.as_deref(), None, async move { ledger.renew(&claim).await }).await
     }
 
     /// Gives the claim back at once because its fulfilment failed: the next delivery, settle
@@ -260,7 +313,8 @@ impl Ledger {
     /// database fails or does not answer within `timeout_ms`: nothing changed.
     pub async fn release(&self, claim: Claim, reason: String) -> Result<()> {
         let ledger = Arc::clone(&self.0);
-        runtime::run(async move { ledger.release(&claim, &reason).await }).await
+        let shown = Some(claim.reference.clone());
+        traced("ledger.release", shown.as_deref(), None, async move { ledger.release(&claim, &reason).await }).await
     }
 
     /// Claims a payment of a `reconcile` report's `ready` list as its fulfilment starts, with no
@@ -291,18 +345,47 @@ impl Ledger {
         renew_interval_ms(&self.0)
     }
 
-    /// The record of `reference` with its audit trail, oldest first; none when never expected.
+    /// The record of `reference` with its first 100 events of the audit trail, oldest first
+    /// (`more_events`: more follow, page them with `payment_events`); none when never expected.
+    /// A delivery repeated in a row is one event with its `repeats` and `last_at`.
     ///
     /// Parameters:
     /// - `reference`: your reference of the payment.
     ///
-    /// Returns: its `PaymentRecord` (expected figures, last status, claim, every event), or none.
+    /// Returns: its `PaymentRecord` (expected figures, last status, claim, its first 100 events), or none.
     ///
     /// Errors: `Storage` when the database fails (down, locked past `busy_timeout_ms`, full): nothing
     /// recorded half-way, no claim given.
     pub async fn payment(&self, reference: String) -> Result<Option<PaymentRecord>> {
         let ledger = Arc::clone(&self.0);
-        runtime::run(async move { ledger.payment(&reference).await }).await
+        let shown = Some(reference.clone());
+        traced("ledger.payment", shown.as_deref(), None, async move { ledger.payment(&reference).await }).await
+    }
+
+    /// The events of `reference` after the one whose `sequence` is `after`, oldest first: the
+    /// pages after `payment()`'s first 100 events.
+    ///
+    /// Parameters:
+    /// - `reference`: your reference of the payment.
+    /// - `after`: the `sequence` of the last event already read (unset or 0: from the first).
+    /// - `limit`: at most this many events (unset: 100; 1 to 1,000).
+    ///
+    /// Returns: the events, oldest first; empty when none follow (or the reference was never expected).
+    ///
+    /// Errors: `InvalidInput` naming `after` or `limit` (negative, or `limit` 0 or over 1,000), `Storage`
+    /// when the database fails or does not answer within `timeout_ms`.
+    #[uniffi::method(default(after = None, limit = None))]
+    pub async fn payment_events(
+        &self,
+        reference: String,
+        after: Option<i64>,
+        limit: Option<i64>,
+    ) -> Result<Vec<PaymentEvent>> {
+        let (after, limit) = events_page(after, limit)?;
+        let ledger = Arc::clone(&self.0);
+        let shown = Some(reference.clone());
+        let call = async move { ledger.payment_events(&reference, after, limit).await };
+        traced("ledger.payment_events", shown.as_deref(), None, call).await
     }
 
     /// Verifies again the payments still open (pending, of an unknown status, never verified,
@@ -328,7 +411,9 @@ impl Ledger {
         let options = options.unwrap_or_default().core()?;
         let ledger = Arc::clone(&self.0);
         let client = client.core().clone();
-        runtime::run(async move { ledger.reconcile(&client, &options).await }).await
+        let server = client.base_url().clone();
+        let call = async move { ledger.reconcile(&client, &options).await };
+        traced("ledger.reconcile", None, Some(&server), call).await
     }
 }
 
@@ -373,43 +458,63 @@ impl BlockingLedger {
     /// See `Ledger.expect`.
     pub fn expect(&self, reference: String, expected: ExpectedPayment) -> Result<()> {
         let ledger = Arc::clone(&self.0);
-        runtime::block_on(async move { ledger.expect(&reference, &expected).await })
+        traced_blocking("ledger.expect", Some(&reference.clone()), None, |trace| {
+            runtime::block_on(trace::scoped(trace, async move { ledger.expect(&reference, &expected).await }))
+        })
     }
 
     /// See `Ledger.initiate_charge`.
     pub fn initiate_charge(&self, client: Arc<BlockingClient>, request: ChargeRequest) -> Result<ChargeResponse> {
         let core = client.core();
-        core.run_with(self.opened()?.initiate_charge(core.async_client(), &request))
+        let ledger = self.opened()?;
+        traced_blocking(
+            "ledger.initiate_charge",
+            Some(&request.reference),
+            Some(core.async_client().base_url()),
+            |trace| core.run_with(trace::scoped(trace, ledger.initiate_charge(core.async_client(), &request))),
+        )
     }
 
     /// See `Ledger.handle_webhook`.
     pub fn handle_webhook(&self, client: Arc<BlockingClient>, body: Vec<u8>) -> Result<LedgerDecision> {
         let core = client.core();
-        core.run_with(self.opened()?.handle_webhook(core.async_client(), &body))
+        let ledger = self.opened()?;
+        traced_blocking("ledger.handle_webhook", None, Some(core.async_client().base_url()), |trace| {
+            core.run_with(trace::scoped(trace, ledger.handle_webhook(core.async_client(), &body)))
+        })
     }
 
     /// See `Ledger.settle`.
     pub fn settle(&self, client: Arc<BlockingClient>, reference: String) -> Result<LedgerDecision> {
         let core = client.core();
-        core.run_with(self.opened()?.settle(core.async_client(), &reference))
+        let ledger = self.opened()?;
+        traced_blocking("ledger.settle", Some(&reference), Some(core.async_client().base_url()), |trace| {
+            core.run_with(trace::scoped(trace, ledger.settle(core.async_client(), &reference)))
+        })
     }
 
     /// See `Ledger.mark_fulfilled`.
     pub fn mark_fulfilled(&self, claim: Claim) -> Result<()> {
         let ledger = Arc::clone(&self.0);
-        runtime::block_on(async move { ledger.mark_fulfilled(&claim).await })
+        traced_blocking("ledger.mark_fulfilled", Some(&claim.reference.clone()), None, |trace| {
+            runtime::block_on(trace::scoped(trace, async move { ledger.mark_fulfilled(&claim).await }))
+        })
     }
 
     /// See `Ledger.renew`.
     pub fn renew(&self, claim: Claim) -> Result<Claim> {
         let ledger = Arc::clone(&self.0);
-        runtime::block_on(async move { ledger.renew(&claim).await })
+        traced_blocking("ledger.renew", Some(&claim.reference.clone()), None, |trace| {
+            runtime::block_on(trace::scoped(trace, async move { ledger.renew(&claim).await }))
+        })
     }
 
     /// See `Ledger.release`.
     pub fn release(&self, claim: Claim, reason: String) -> Result<()> {
         let ledger = Arc::clone(&self.0);
-        runtime::block_on(async move { ledger.release(&claim, &reason).await })
+        traced_blocking("ledger.release", Some(&claim.reference.clone()), None, |trace| {
+            runtime::block_on(trace::scoped(trace, async move { ledger.release(&claim, &reason).await }))
+        })
     }
 
     /// See `Ledger.claim`.
@@ -426,7 +531,27 @@ impl BlockingLedger {
     /// See `Ledger.payment`.
     pub fn payment(&self, reference: String) -> Result<Option<PaymentRecord>> {
         let ledger = Arc::clone(&self.0);
-        runtime::block_on(async move { ledger.payment(&reference).await })
+        traced_blocking("ledger.payment", Some(&reference.clone()), None, |trace| {
+            runtime::block_on(trace::scoped(trace, async move { ledger.payment(&reference).await }))
+        })
+    }
+
+    /// See `Ledger.payment_events`.
+    #[uniffi::method(default(after = None, limit = None))]
+    pub fn payment_events(
+        &self,
+        reference: String,
+        after: Option<i64>,
+        limit: Option<i64>,
+    ) -> Result<Vec<PaymentEvent>> {
+        let (after, limit) = events_page(after, limit)?;
+        let ledger = Arc::clone(&self.0);
+        traced_blocking("ledger.payment_events", Some(&reference.clone()), None, |trace| {
+            runtime::block_on(trace::scoped(
+                trace,
+                async move { ledger.payment_events(&reference, after, limit).await },
+            ))
+        })
     }
 
     /// See `Ledger.reconcile`.
@@ -434,6 +559,9 @@ impl BlockingLedger {
     pub fn reconcile(&self, client: Arc<BlockingClient>, options: Option<ReconcileOptions>) -> Result<ReconcileReport> {
         let options = options.unwrap_or_default().core()?;
         let core = client.core();
-        core.run_with(self.opened()?.reconcile(core.async_client(), &options))
+        let ledger = self.opened()?;
+        traced_blocking("ledger.reconcile", None, Some(core.async_client().base_url()), |trace| {
+            core.run_with(trace::scoped(trace, ledger.reconcile(core.async_client(), &options)))
+        })
     }
 }

@@ -27,13 +27,16 @@ use crate::trace::{AttemptSpan, CallTrace};
 /// A call as it starts: the span's name is `sika.<operation>`.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct CallStart {
-    /// The client method (`verify_transaction`, `initiate_charge`, ...).
+    /// The client method (`verify_transaction`, `initiate_charge`, ...), or the ledger's,
+    /// prefixed `ledger.` (`ledger.handle_webhook`, `ledger.settle`, `ledger.renew`,
+    /// `ledger.mark_fulfilled`, `ledger.release`, `ledger.reconcile`, ...): its verifications
+    /// are the call's attempts.
     pub operation: String,
     /// The order's reference, when the call names one (`sika.reference`).
     pub reference: Option<String>,
-    /// `server.address`: the service's host.
+    /// `server.address`: the service's host (empty for a ledger call that takes no client).
     pub server_address: String,
-    /// `server.port`: the service's port.
+    /// `server.port`: the service's port (0 for a ledger call that takes no client).
     pub server_port: i32,
 }
 
@@ -63,8 +66,14 @@ pub struct CallEnd {
     pub attempts: Vec<AttemptSpan>,
     /// `sika.decision`: the payment decision the call returned (`confirmed`, `not_yet`,
     /// `not_paid`, `mismatch` of a `PaymentCheck`; `fulfil`, `investigate`, `ignore`,
-    /// `retry_later`, `reject` of a `WebhookDecision`); none for any other call.
+    /// `retry_later`, `reject` of a `WebhookDecision`; `fulfil`, `already_fulfilled`,
+    /// `in_progress` or the recorded decision's kind of a `LedgerDecision`); none for any
+    /// other call.
     pub decision: Option<String>,
+    /// The offers of the claims the call gave (a ledger's `Fulfil` decisions: one for a
+    /// webhook or a settle, any number for a reconcile run), for the counters of claims offered
+    /// and offered again (an offer above 1); empty for any other call.
+    pub offers: Vec<i64>,
 }
 
 /// The payment decision a call's result is, for `CallEnd.decision`: every client method's
@@ -72,6 +81,11 @@ pub struct CallEnd {
 pub(crate) trait Decided {
     fn decision(&self) -> Option<&'static str> {
         None
+    }
+
+    /// The offers of the claims the result gives (`CallEnd.offers`).
+    fn offers(&self) -> Vec<i64> {
+        Vec::new()
     }
 }
 
@@ -101,6 +115,40 @@ impl Decided for crate::WebhookDecision {
 impl Decided for crate::Transaction {}
 impl Decided for crate::ChargeResponse {}
 impl<T> Decided for Vec<T> {}
+
+#[cfg(feature = "ledger")]
+mod ledger_results {
+    use super::Decided;
+    use crate::ledger::{Claim, LedgerDecision, PaymentRecord, ReconcileReport};
+
+    impl Decided for LedgerDecision {
+        fn decision(&self) -> Option<&'static str> {
+            Some(match self {
+                Self::Fulfil { .. } => "fulfil",
+                Self::AlreadyFulfilled { .. } => "already_fulfilled",
+                Self::InProgress { .. } => "in_progress",
+                Self::Decided { decision } => return decision.decision(),
+            })
+        }
+
+        fn offers(&self) -> Vec<i64> {
+            match self {
+                Self::Fulfil { claim, .. } => vec![claim.offer],
+                _ => Vec::new(),
+            }
+        }
+    }
+
+    impl Decided for ReconcileReport {
+        fn offers(&self) -> Vec<i64> {
+            self.checked.iter().flat_map(|checked| checked.decision.offers()).collect()
+        }
+    }
+
+    impl Decided for () {}
+    impl Decided for Claim {}
+    impl Decided for Option<PaymentRecord> {}
+}
 
 /// The host's tracer: Python's OpenTelemetry bridge (`sika[otel]`), the JVM's, or a Swift
 /// app's own. Its methods must not throw: a tracer that fails must return none.
@@ -194,8 +242,9 @@ pub(crate) struct Traced {
 }
 
 /// Starts `operation`'s span, on the caller's thread: the one `trace_next_call` gave this thread,
-/// else the one the host's tracer, if there is one, answers with.
-pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &url::Url) -> Option<Traced> {
+/// else the one the host's tracer, if there is one, answers with. `base_url`: the service the
+/// call talks to (none for a ledger call that takes no client).
+pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: Option<&url::Url>) -> Option<Traced> {
     let next =
         if NEXT_CALL_USED.load(Ordering::Relaxed) { NEXT_CALL.with(|next| next.borrow_mut().take()) } else { None };
     // Nothing to trace: the call builds no `CallStart`.
@@ -203,8 +252,8 @@ pub(crate) fn start(operation: &str, reference: Option<&str>, base_url: &url::Ur
     let call = CallStart {
         operation: operation.to_owned(),
         reference: reference.map(str::to_owned),
-        server_address: base_url.host_str().unwrap_or_default().to_owned(),
-        server_port: base_url.port_or_known_default().map_or(0, i32::from),
+        server_address: base_url.and_then(url::Url::host_str).unwrap_or_default().to_owned(),
+        server_port: base_url.and_then(url::Url::port_or_known_default).map_or(0, i32::from),
     };
     let (traced, end_to) = match next {
         Some(traced) => (traced, EndTo::Kept(call)),
@@ -227,10 +276,11 @@ impl Traced {
 
     /// Hands the call's end to the host (where the result is taken).
     pub(crate) fn end<T: Decided>(mut self, result: &Result<T>) {
-        self.finish(result.as_ref().err(), result.as_ref().ok().and_then(Decided::decision));
+        let offers = result.as_ref().map(Decided::offers).unwrap_or_default();
+        self.finish(result.as_ref().err(), result.as_ref().ok().and_then(Decided::decision), offers);
     }
 
-    fn finish(&mut self, error: Option<&SikaError>, decision: Option<&str>) {
+    fn finish(&mut self, error: Option<&SikaError>, decision: Option<&str>, offers: Vec<i64>) {
         self.ended = true;
         let end = || CallEnd {
             id: self.id,
@@ -238,6 +288,7 @@ impl Traced {
             request_id: error.and_then(SikaError::request_id).map(str::to_owned),
             attempts: self.trace.take_attempts(),
             decision: decision.map(str::to_owned),
+            offers: offers.clone(),
         };
         match &self.end_to {
             EndTo::Kept(call) => keep_ended(self.id, || EndedCall { call: call.clone(), end: end() }),
@@ -256,7 +307,7 @@ impl Drop for Traced {
     fn drop(&mut self) {
         if !self.ended {
             let error = crate::in_flight::dropped_call_error(self.reference.as_deref());
-            self.finish(Some(&error), None);
+            self.finish(Some(&error), None, Vec::new());
         }
     }
 }
@@ -274,7 +325,14 @@ mod tests {
             server_address: "127.0.0.1".to_owned(),
             server_port: 1,
         };
-        let end = CallEnd { id, error_type: None, request_id: None, attempts: Vec::new(), decision: None };
+        let end = CallEnd {
+            id,
+            error_type: None,
+            request_id: None,
+            attempts: Vec::new(),
+            decision: None,
+            offers: Vec::new(),
+        };
         EndedCall { call, end }
     }
 

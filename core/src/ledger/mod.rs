@@ -30,6 +30,7 @@
 //! # }
 //! ```
 
+mod flight;
 mod postgres;
 mod reconcile;
 mod sqlite;
@@ -52,6 +53,7 @@ use crate::process::PerProcess;
 use crate::safety::confirm::{self, ExpectedPayment};
 use crate::safety::webhook::{self, WebhookDecision, WebhookDecisionKind};
 use crate::secret::SecretUrl;
+use crate::spans;
 use crate::status::TransactionStatus;
 use crate::timestamp::{self, Timestamp};
 use crate::validation;
@@ -60,6 +62,11 @@ use crate::validation;
 pub const SCHEMA_VERSION: i64 = 1;
 /// How long a claim lasts unless configured: 5 minutes.
 pub const DEFAULT_LEASE_MS: u64 = 5 * 60 * 1000;
+/// How many events `payment()` gives at most (ADR 0085): page the rest with
+/// [`Ledger::payment_events`].
+pub const PAYMENT_EVENTS_SHOWN: u32 = 100;
+/// How many events one page of [`Ledger::payment_events`] gives at most.
+pub const MAX_EVENTS_PAGE: u32 = 1_000;
 /// How long one ledger operation may take unless configured: the client's default call
 /// deadline (20 s), so a database that stops answering never holds a worker longer than a call
 /// to the service would.
@@ -338,11 +345,13 @@ text_enum!(EventKind {
     Ready => "ready",
 });
 
-/// One recorded decision about a reference: the audit trail.
+/// One recorded decision about a reference: the audit trail. The same event recorded again
+/// and again in a row (identical deliveries: same source, kind, status and detail) is one
+/// event with its count, `repeats`, and the time it was last seen, `last_at` (ADR 0085).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PaymentEvent {
-    /// When it was recorded.
+    /// When it was (first) recorded.
     #[serde(serialize_with = "timestamp_text", deserialize_with = "timestamp::deserialize")]
     pub at: Timestamp,
     /// Who decided.
@@ -354,6 +363,23 @@ pub struct PaymentEvent {
     pub status: Option<String>,
     /// The decision's reason, or other detail.
     pub detail: String,
+    /// How many times it was recorded in a row: 1 for once.
+    #[serde(default = "one")]
+    #[cfg_attr(feature = "uniffi", uniffi(default = 1))]
+    pub repeats: i64,
+    /// When it was last recorded, when `repeats` is more than 1.
+    #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
+    #[cfg_attr(feature = "uniffi", uniffi(default = None))]
+    pub last_at: Option<Timestamp>,
+    /// Its place in the ledger's audit trail (it only grows): the cursor `after` of
+    /// [`Ledger::payment_events`].
+    #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = 0))]
+    pub sequence: i64,
+}
+
+fn one() -> i64 {
+    1
 }
 
 /// What the ledger holds for one reference.
@@ -381,8 +407,13 @@ pub struct PaymentRecord {
     /// When the order was marked fulfilled.
     #[serde(default, serialize_with = "optional_timestamp_text", deserialize_with = "timestamp::deserialize_optional")]
     pub fulfilled_at: Option<Timestamp>,
-    /// Every recorded decision, oldest first.
+    /// The first recorded decisions, oldest first: at most [`PAYMENT_EVENTS_SHOWN`] (100).
     pub events: Vec<PaymentEvent>,
+    /// Whether more events follow `events`: page them with [`Ledger::payment_events`], after
+    /// the last one's `sequence`.
+    #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default = false))]
+    pub more_events: bool,
 }
 
 to_json_methods!(PaymentEvent, PaymentRecord);
@@ -404,6 +435,8 @@ pub struct Ledger {
     /// Added to this process's clock wherever the ledger reads it: zero, but for tests of
     /// machines whose clocks disagree (`with_clock_offset`).
     clock_offset_micros: i64,
+    /// The verifications in flight, one per reference (ADR 0085).
+    flights: flight::Flights,
 }
 
 /// Runs `$call` on this process's store, whichever backend it is (`$s`), within the ledger's
@@ -481,7 +514,14 @@ impl Ledger {
         let lease = positive("lease_ms", lease_ms)?;
         let timeout = positive("timeout_ms", timeout_ms)?;
         let store = within(timeout, opener.open()).await?;
-        Ok(Self { stores: PerProcess::new(store), opener, lease, timeout, clock_offset_micros: 0 })
+        Ok(Self {
+            stores: PerProcess::new(store),
+            opener,
+            lease,
+            timeout,
+            clock_offset_micros: 0,
+            flights: flight::Flights::default(),
+        })
     }
 
     /// This ledger as if this process's clock were `offset_ms` ahead (negative: behind): what
@@ -587,22 +627,31 @@ impl Ledger {
     /// [`Client::handle_webhook`] decides against the recorded expectation, and a `Fulfil`
     /// becomes a claim for exactly one caller. Every decision is recorded.
     pub async fn handle_webhook(&self, client: &Client, body: &[u8]) -> Result<LedgerDecision> {
-        let reference = match webhook::reference_to_verify(body) {
-            Ok(reference) => reference,
-            Err(ended) => return Ok(LedgerDecision::Decided { decision: ended.into() }),
-        };
-        let Some(row) = self.row(&reference).await? else {
-            return Ok(LedgerDecision::Decided {
-                decision: WebhookDecision::Reject {
-                    reason: format!("reference `{reference}` is not expected by the ledger: not an order of this shop"),
-                },
-            });
-        };
-        if let Some(answer) = self.answer_without_asking(&row, EventSource::Webhook).await? {
-            return Ok(answer);
-        }
-        let (decision, status) = client.decide_webhook(body, &row.expected()?).await?;
-        self.conclude(&reference, decision, status, EventSource::Webhook).await
+        let span = spans::call_span!("ledger.handle_webhook", None::<&str>);
+        spans::in_call_span(span, async move {
+            let reference = match webhook::reference_to_verify(body) {
+                Ok(reference) => reference,
+                Err(ended) => return Ok(LedgerDecision::Decided { decision: ended.into() }),
+            };
+            let Some(row) = self.row(&reference).await? else {
+                return Ok(LedgerDecision::Decided {
+                    decision: WebhookDecision::Reject {
+                        reason: format!(
+                            "reference `{reference}` is not expected by the ledger: not an order of this shop"
+                        ),
+                    },
+                });
+            };
+            if let Some(answer) = self.answer_without_asking(&row, EventSource::Webhook).await? {
+                return Ok(answer);
+            }
+            let expected = row.expected()?;
+            confirm::validate_expected(&expected)?;
+            let verified = self.verify_once(client, &reference).await;
+            let (decision, status) = client.webhook_decision_from(&reference, verified, &expected);
+            self.conclude(&reference, decision, status, EventSource::Webhook).await
+        })
+        .await
     }
 
     /// Verifies `reference` and decides with the ledger as [`Ledger::handle_webhook`] does
@@ -610,7 +659,8 @@ impl Ledger {
     /// one caller. A reference the ledger does not expect is `InvalidInput`, nothing sent; the
     /// service's errors are returned as they are (nothing recorded).
     pub async fn settle(&self, client: &Client, reference: &str) -> Result<LedgerDecision> {
-        self.decide(client, reference, EventSource::Settle).await
+        let span = spans::call_span!("ledger.settle", spans::shown(reference));
+        spans::in_call_span(span, async move { self.decide(client, reference, EventSource::Settle).await }).await
     }
 
     /// `settle`'s decision, recorded as made by `source`.
@@ -625,18 +675,33 @@ impl Ledger {
         if let Some(answer) = self.answer_without_asking(&row, source).await? {
             return Ok(answer);
         }
-        let (decision, status) = client.settle_decision(reference, &row.expected()?).await?;
+        let expected = row.expected()?;
+        confirm::validate_expected(&expected)?;
+        let verified = self.verify_once(client, reference).await;
+        let (decision, status) = client.settle_decision_from(reference, verified, &expected)?;
         self.conclude(reference, decision, status, source).await
+    }
+
+    /// Verifies `reference`, sharing the request with every other caller of this ledger that
+    /// verifies it on the same service while it is in flight (ADR 0085); a caller after it
+    /// answered sends its own.
+    async fn verify_once(&self, client: &Client, reference: &str) -> Result<Transaction> {
+        let key = format!("{} {reference}", client.base_url());
+        self.flights.verify(key, || client.verify_transaction(reference)).await
     }
 
     /// Marks the claim's order fulfilled: a compare-and-set on the claim. `ClaimLost` when its
     /// lease expired and the reference was offered again (another caller holds it now); marking
     /// the same claim again is a no-op.
     pub async fn mark_fulfilled(&self, claim: &Claim) -> Result<()> {
-        match on_store!(self, |s| s.mark(claim, self.now())).await? {
-            HolderStep::Current | HolderStep::Fulfilled => Ok(()),
-            HolderStep::Lost => Err(claim_lost(claim, "marking it fulfilled")),
-        }
+        let span = spans::call_span!("ledger.mark_fulfilled", spans::shown(&claim.reference));
+        spans::in_call_span(span, async move {
+            match on_store!(self, |s| s.mark(claim, self.now())).await? {
+                HolderStep::Current | HolderStep::Fulfilled => Ok(()),
+                HolderStep::Lost => Err(claim_lost(claim, "marking it fulfilled")),
+            }
+        })
+        .await
     }
 
     /// Extends the claim's lease by the ledger's lease from now (on PostgreSQL, the database
@@ -646,12 +711,16 @@ impl Ledger {
     /// given back as it is. A claim whose lease ended but that nobody was offered since is
     /// still this caller's, and is renewed.
     pub async fn renew(&self, claim: &Claim) -> Result<Claim> {
-        let lease = self.lease_micros();
-        match on_store!(self, |s| s.renew(claim, lease, self.now())).await? {
-            (HolderStep::Current, until) => Ok(Claim { lease_expires_at: timestamp(until)?, ..claim.clone() }),
-            (HolderStep::Fulfilled, _) => Ok(claim.clone()),
-            (HolderStep::Lost, _) => Err(claim_lost(claim, "renewing it")),
-        }
+        let span = spans::call_span!("ledger.renew", spans::shown(&claim.reference));
+        spans::in_call_span(span, async move {
+            let lease = self.lease_micros();
+            match on_store!(self, |s| s.renew(claim, lease, self.now())).await? {
+                (HolderStep::Current, until) => Ok(Claim { lease_expires_at: timestamp(until)?, ..claim.clone() }),
+                (HolderStep::Fulfilled, _) => Ok(claim.clone()),
+                (HolderStep::Lost, _) => Err(claim_lost(claim, "renewing it")),
+            }
+        })
+        .await
     }
 
     /// Gives the claim back at once, because its fulfilment failed or will not happen: the
@@ -660,38 +729,36 @@ impl Ledger {
     /// claim already marked fulfilled stays fulfilled (nothing changes); `ClaimLost` when the
     /// reference was offered again meanwhile.
     pub async fn release(&self, claim: &Claim, reason: &str) -> Result<()> {
-        let reason = crate::scrub::bounded(reason.chars().take(500).collect::<String>());
-        match on_store!(self, |s| s.release(claim, &reason, self.now())).await? {
-            HolderStep::Current => {
-                log::info!(
-                    target: "sika",
-                    reference = claim.reference.as_str(),
-                    offer = claim.offer;
-                    "claim {} of `{}` released: {reason}", claim.offer, claim.reference
-                );
-                Ok(())
+        let span = spans::call_span!("ledger.release", spans::shown(&claim.reference));
+        spans::in_call_span(span, async move {
+            let reason = crate::scrub::bounded(reason.chars().take(500).collect::<String>());
+            match on_store!(self, |s| s.release(claim, &reason, self.now())).await? {
+                HolderStep::Current => {
+                    log::info!(
+                        target: "sika",
+                        reference = claim.reference.as_str(),
+                        offer = claim.offer;
+                        "claim {} of `{}` released: {reason}", claim.offer, claim.reference
+                    );
+                    Ok(())
+                }
+                HolderStep::Fulfilled => Ok(()),
+                HolderStep::Lost => Err(claim_lost(claim, "releasing it")),
             }
-            HolderStep::Fulfilled => Ok(()),
-            HolderStep::Lost => Err(claim_lost(claim, "releasing it")),
-        }
+        })
+        .await
     }
 
-    /// The record of `reference` with its events, oldest first; `None` when never expected.
+    /// The record of `reference` with its first [`PAYMENT_EVENTS_SHOWN`] (100) events, oldest
+    /// first (`more_events` says whether more follow: [`Ledger::payment_events`] pages them);
+    /// `None` when never expected.
     pub async fn payment(&self, reference: &str) -> Result<Option<PaymentRecord>> {
-        let found = on_store!(self, |s| s.payment(reference)).await?;
-        let Some((row, events)) = found else { return Ok(None) };
-        let events = events
-            .into_iter()
-            .map(|e| {
-                Ok(PaymentEvent {
-                    at: timestamp(e.at)?,
-                    source: EventSource::parse(&e.source)?,
-                    kind: EventKind::parse(&e.kind)?,
-                    status: e.status,
-                    detail: e.detail,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let shown = i64::from(PAYMENT_EVENTS_SHOWN);
+        let found = on_store!(self, |s| s.payment(reference, shown + 1)).await?;
+        let Some((row, mut events)) = found else { return Ok(None) };
+        let more_events = events.len() > PAYMENT_EVENTS_SHOWN as usize;
+        events.truncate(PAYMENT_EVENTS_SHOWN as usize);
+        let events = events.into_iter().map(EventRow::event).collect::<Result<Vec<_>>>()?;
         Ok(Some(PaymentRecord {
             expected: row.expected()?,
             created_at: timestamp(row.created_at)?,
@@ -702,7 +769,23 @@ impl Ledger {
             fulfilled_at: row.fulfilled_at.map(timestamp).transpose()?,
             reference: row.reference,
             events,
+            more_events,
         }))
+    }
+
+    /// The events of `reference` after the one whose `sequence` is `after` (0: from the first),
+    /// oldest first, at most `limit` (1 to [`MAX_EVENTS_PAGE`], 1,000): the pages after
+    /// `payment()`'s first events. Empty when there are no more, or the reference was never
+    /// expected. A `limit` of 0 or over 1,000, or a negative `after`, is `InvalidInput`.
+    pub async fn payment_events(&self, reference: &str, after: i64, limit: u32) -> Result<Vec<PaymentEvent>> {
+        if limit == 0 || limit > MAX_EVENTS_PAGE {
+            return Err(SikaError::invalid_input("limit", format!("must be 1 to {MAX_EVENTS_PAGE}")));
+        }
+        if after < 0 {
+            return Err(SikaError::invalid_input("after", "must not be negative"));
+        }
+        let events = on_store!(self, |s| s.events(reference, after, i64::from(limit))).await?;
+        events.into_iter().map(EventRow::event).collect()
     }
 
     async fn row(&self, reference: &str) -> Result<Option<Row>> {
@@ -900,11 +983,29 @@ impl Row {
 /// One `sika_payment_events` row, as stored.
 #[derive(Debug, Clone)]
 struct EventRow {
+    id: i64,
     at: i64,
     source: String,
     kind: String,
     status: Option<String>,
     detail: String,
+    repeats: i64,
+    last_at: Option<i64>,
+}
+
+impl EventRow {
+    fn event(self) -> Result<PaymentEvent> {
+        Ok(PaymentEvent {
+            at: timestamp(self.at)?,
+            source: EventSource::parse(&self.source)?,
+            kind: EventKind::parse(&self.kind)?,
+            status: self.status,
+            detail: self.detail,
+            repeats: self.repeats,
+            last_at: self.last_at.map(timestamp).transpose()?,
+            sequence: self.id,
+        })
+    }
 }
 
 /// An event to record.
@@ -1187,6 +1288,9 @@ mod tests {
             kind: EventKind::AlreadyFulfilled,
             status: Some("successful".to_owned()),
             detail: "claim 1".to_owned(),
+            repeats: 3,
+            last_at: Some(time("2024-05-01T12:00:09Z")),
+            sequence: 7,
         };
         let record = PaymentRecord {
             reference: "ORDER-1".to_owned(),
@@ -1198,6 +1302,7 @@ mod tests {
             claim_expires_at: Some(time("2024-05-01T12:05:00.000001Z")),
             fulfilled_at: None,
             events: vec![event.clone()],
+            more_events: true,
         };
         let json: serde_json::Value = serde_json::from_str(&record.to_json()).expect("JSON");
         assert_eq!(json["expected"]["amount"], "100.10");
@@ -1208,6 +1313,13 @@ mod tests {
         assert_eq!(json["events"][0]["kind"], "already_fulfilled");
         assert_eq!(payment_record_from_json(record.to_json()).expect("reads back"), record);
         assert_eq!(payment_event_from_json(event.to_json()).expect("reads back"), event);
+        // B300: an event's count and last sighting are in its JSON; an event written before
+        // them reads as recorded once.
+        assert_eq!(json["events"][0]["repeats"], 3);
+        assert_eq!(json["events"][0]["last_at"], "2024-05-01T12:00:09.000Z");
+        let older = r#"{"at":"2024-05-01T12:00:00Z","source":"webhook","kind":"ignore","status":null,"detail":""}"#;
+        let older = payment_event_from_json(older.to_owned()).expect("an older event reads");
+        assert_eq!((older.repeats, older.last_at, older.sequence), (1, None, 0));
         let claim = Claim {
             reference: "ORDER-1".to_owned(),
             token: "t".to_owned(),

@@ -198,7 +198,9 @@ impl PgStore {
                  source TEXT NOT NULL,
                  kind TEXT NOT NULL,
                  status TEXT,
-                 detail TEXT NOT NULL
+                 detail TEXT NOT NULL,
+                 repeats BIGINT NOT NULL DEFAULT 1,
+                 last_at BIGINT
              );",
             s = self.schema,
             version = self.t("sika_schema_version"),
@@ -243,6 +245,26 @@ impl PgStore {
                 if exists.is_none() {
                     tx.batch_execute(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}")).await?;
                 }
+            }
+            // Events made before they counted their repeats (ADR 0085) get the two columns, only
+            // when missing (an ALTER locks the table even when it changes nothing); still schema
+            // version 1: an older SDK reads and writes beside them.
+            let events = format!("\"{}\".sika_payment_events", self.schema);
+            let counted = tx
+                .query_opt(
+                    "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'repeats' \
+                     AND NOT attisdropped",
+                    &[&events],
+                )
+                .await?
+                .is_some();
+            if !counted {
+                tx.batch_execute(&format!(
+                    "ALTER TABLE {} ADD COLUMN IF NOT EXISTS repeats BIGINT NOT NULL DEFAULT 1, \
+                     ADD COLUMN IF NOT EXISTS last_at BIGINT",
+                    self.t("sika_payment_events")
+                ))
+                .await?;
             }
             let version = tx
                 .query_opt(&format!("SELECT version FROM {} WHERE id = 1", self.t("sika_schema_version")), &[])
@@ -353,6 +375,8 @@ impl PgStore {
         let mut pooled = self.connection().await?;
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
         let result: std::result::Result<(), tokio_postgres::Error> = async {
+            // The payment's row is locked first (as every change locks it), so that concurrent
+            // repeats of one event are counted on one row, never added as rows of their own.
             if let Some(status) = &event.status {
                 tx.query_typed(
                     &format!(
@@ -360,6 +384,12 @@ impl PgStore {
                         self.t("sika_payments")
                     ),
                     &[(&reference, Type::TEXT), (status, Type::TEXT), (&event.at, Type::INT8)],
+                )
+                .await?;
+            } else {
+                tx.query_typed(
+                    &format!("SELECT 1 FROM {} WHERE reference = $1 FOR UPDATE", self.t("sika_payments")),
+                    &[(&reference, Type::TEXT)],
                 )
                 .await?;
             }
@@ -631,29 +661,13 @@ impl PgStore {
         Ok(claimed)
     }
 
-    pub(super) async fn payment(&self, reference: &str) -> Result<Option<(Row, Vec<EventRow>)>> {
+    /// The row and its first `limit` events, oldest first.
+    pub(super) async fn payment(&self, reference: &str, limit: i64) -> Result<Option<(Row, Vec<EventRow>)>> {
         let mut pooled = self.connection().await?;
         let tx = pooled.client().transaction().await.map_err(|e| self.error(&e))?;
         let result: std::result::Result<Option<(Row, Vec<EventRow>)>, tokio_postgres::Error> = async {
             let Some(row) = tx.query_opt(&self.row_query(), &[&reference]).await? else { return Ok(None) };
-            let events = tx
-                .query(
-                    &format!(
-                        "SELECT at, source, kind, status, detail FROM {} WHERE reference = $1 ORDER BY id",
-                        self.t("sika_payment_events")
-                    ),
-                    &[&reference],
-                )
-                .await?
-                .iter()
-                .map(|r| EventRow {
-                    at: r.get(0),
-                    source: r.get(1),
-                    kind: r.get(2),
-                    status: r.get(3),
-                    detail: r.get(4),
-                })
-                .collect();
+            let events = self.read_events(&tx, reference, 0, limit).await?;
             Ok(Some((read_row(&row), events)))
         }
         .await;
@@ -663,6 +677,49 @@ impl PgStore {
         Ok(found)
     }
 
+    /// The events after the one with id `after`, oldest first, at most `limit`.
+    pub(super) async fn events(&self, reference: &str, after: i64, limit: i64) -> Result<Vec<EventRow>> {
+        let mut pooled = self.connection().await?;
+        let events = self.read_events(&*pooled.client(), reference, after, limit).await.map_err(|e| self.error(&e))?;
+        pooled.finished = true;
+        Ok(events)
+    }
+
+    async fn read_events(
+        &self,
+        client: &impl GenericClient,
+        reference: &str,
+        after: i64,
+        limit: i64,
+    ) -> std::result::Result<Vec<EventRow>, tokio_postgres::Error> {
+        let rows = client
+            .query_typed(
+                &format!(
+                    "SELECT id, at, source, kind, status, detail, repeats, last_at FROM {} \
+                     WHERE reference = $1 AND id > $2 ORDER BY id LIMIT $3",
+                    self.t("sika_payment_events")
+                ),
+                &[(&reference, Type::TEXT), (&after, Type::INT8), (&limit, Type::INT8)],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| EventRow {
+                id: r.get(0),
+                at: r.get(1),
+                source: r.get(2),
+                kind: r.get(3),
+                status: r.get(4),
+                detail: r.get(5),
+                repeats: r.get(6),
+                last_at: r.get(7),
+            })
+            .collect())
+    }
+
+    /// Records an event: the reference's last event counted once more when it is the same
+    /// (source, kind, status and detail: a repeated delivery, ADR 0085), else a new row. The
+    /// caller holds the payment's row lock, so concurrent repeats count on one row.
     #[allow(clippy::too_many_arguments)]
     async fn insert_event(
         &self,
@@ -674,10 +731,30 @@ impl PgStore {
         status: Option<&str>,
         detail: &str,
     ) -> std::result::Result<(), tokio_postgres::Error> {
+        let events = self.t("sika_payment_events");
+        let repeated = tx
+            .query_typed(
+                &format!(
+                    "UPDATE {events} SET repeats = repeats + 1, last_at = $2 \
+                     WHERE id = (SELECT max(id) FROM {events} WHERE reference = $1) \
+                     AND source = $3 AND kind = $4 AND status IS NOT DISTINCT FROM $5 AND detail = $6 RETURNING 1"
+                ),
+                &[
+                    (&reference, Type::TEXT),
+                    (&at, Type::INT8),
+                    (&source, Type::TEXT),
+                    (&kind, Type::TEXT),
+                    (&status, Type::TEXT),
+                    (&detail, Type::TEXT),
+                ],
+            )
+            .await?;
+        if !repeated.is_empty() {
+            return Ok(());
+        }
         tx.query_typed(
             &format!(
-                "INSERT INTO {} (reference, at, source, kind, status, detail) VALUES ($1, $2, $3, $4, $5, $6)",
-                self.t("sika_payment_events")
+                "INSERT INTO {events} (reference, at, source, kind, status, detail) VALUES ($1, $2, $3, $4, $5, $6)"
             ),
             &[
                 (&reference, Type::TEXT),

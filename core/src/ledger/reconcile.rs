@@ -283,7 +283,11 @@ impl Ledger {
         if let Some(answer) = self.answer_without_asking(&row, EventSource::Reconcile).await? {
             return Ok(Checked::Decided(answer));
         }
-        let (decision, status) = client.settle_decision(reference, &row.expected()?).await?;
+        let expected = row.expected()?;
+        crate::safety::confirm::validate_expected(&expected)?;
+        // The deliveries' verification in flight, shared (ADR 0085), as `decide` does.
+        let verified = self.verify_once(client, reference).await;
+        let (decision, status) = client.settle_decision_from(reference, verified, &expected)?;
         let WebhookDecision::Fulfil { transaction } = decision else {
             return self.conclude(reference, decision, status, EventSource::Reconcile).await.map(Checked::Decided);
         };

@@ -41,7 +41,9 @@ CREATE TABLE IF NOT EXISTS sika_payment_events (
     source TEXT NOT NULL,
     kind TEXT NOT NULL,
     status TEXT,
-    detail TEXT NOT NULL
+    detail TEXT NOT NULL,
+    repeats INTEGER NOT NULL DEFAULT 1,
+    last_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON sika_payment_events (reference, id);
 CREATE INDEX IF NOT EXISTS sika_payments_open ON sika_payments (created_at, reference) WHERE fulfilled_at IS NULL;
@@ -331,30 +333,22 @@ impl SqliteStore {
         .await
     }
 
-    pub(super) async fn payment(&self, reference: &str) -> Result<Option<(Row, Vec<EventRow>)>> {
+    /// The row and its first `limit` events, oldest first.
+    pub(super) async fn payment(&self, reference: &str, limit: i64) -> Result<Option<(Row, Vec<EventRow>)>> {
         let reference = reference.to_owned();
         self.run(move |c| {
             let tx = c.transaction()?;
             let Some(row) = tx.query_row(ROW, params![reference], read_row).optional()? else { return Ok(None) };
-            let events = {
-                let mut statement = tx.prepare(
-                    "SELECT at, source, kind, status, detail FROM sika_payment_events WHERE reference = ?1 ORDER BY id",
-                )?;
-                statement
-                    .query_map(params![reference], |r| {
-                        Ok(EventRow {
-                            at: r.get(0)?,
-                            source: r.get(1)?,
-                            kind: r.get(2)?,
-                            status: r.get(3)?,
-                            detail: r.get(4)?,
-                        })
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?
-            };
+            let events = read_events(&tx, &reference, 0, limit)?;
             Ok(Some((row, events)))
         })
         .await
+    }
+
+    /// The events after the one with id `after`, oldest first, at most `limit`.
+    pub(super) async fn events(&self, reference: &str, after: i64, limit: i64) -> Result<Vec<EventRow>> {
+        let reference = reference.to_owned();
+        self.run(move |c| read_events(c, &reference, after, limit)).await
     }
 }
 
@@ -373,12 +367,46 @@ fn holder(tx: &rusqlite::Transaction<'_>, claim: &Claim) -> rusqlite::Result<Hol
         .map_or(HolderStep::Lost, |(token, offer, fulfilled)| holder_step(token.as_deref(), offer, fulfilled, claim)))
 }
 
+fn read_events(c: &Connection, reference: &str, after: i64, limit: i64) -> rusqlite::Result<Vec<EventRow>> {
+    let mut statement = c.prepare_cached(
+        "SELECT id, at, source, kind, status, detail, repeats, last_at FROM sika_payment_events \
+         WHERE reference = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+    )?;
+    statement
+        .query_map(params![reference, after, limit], |r| {
+            Ok(EventRow {
+                id: r.get(0)?,
+                at: r.get(1)?,
+                source: r.get(2)?,
+                kind: r.get(3)?,
+                status: r.get(4)?,
+                detail: r.get(5)?,
+                repeats: r.get(6)?,
+                last_at: r.get(7)?,
+            })
+        })?
+        .collect()
+}
+
 /// Creates the tables or checks their version, in one `BEGIN IMMEDIATE` transaction (so two
-/// processes opening a new file at once migrate it once).
+/// processes opening a new file at once migrate it once). A file made before events counted
+/// their repeats (ADR 0085) gets the two columns: still schema version 1, since an older SDK
+/// reads and writes beside them (its events are recorded once each).
 fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
     add_paid_at(&tx)?;
+    let counted: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('sika_payment_events') WHERE name = 'repeats'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !counted {
+        tx.execute_batch(
+            "ALTER TABLE sika_payment_events ADD COLUMN repeats INTEGER NOT NULL DEFAULT 1;
+             ALTER TABLE sika_payment_events ADD COLUMN last_at INTEGER;",
+        )?;
+    }
     let version: Option<i64> =
         tx.query_row("SELECT version FROM sika_schema_version WHERE id = 1", [], |row| row.get(0)).optional()?;
     match version {
@@ -408,6 +436,9 @@ fn add_paid_at(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Records an event: the reference's last event counted once more when it is the same (source,
+/// kind, status and detail: a repeated delivery, ADR 0085), else a new row. Inside the change's
+/// `BEGIN IMMEDIATE` transaction, so two handles never both add the row.
 fn insert_event(
     tx: &rusqlite::Transaction<'_>,
     reference: &str,
@@ -417,10 +448,19 @@ fn insert_event(
     status: Option<&str>,
     detail: &str,
 ) -> rusqlite::Result<()> {
-    tx.execute(
-        "INSERT INTO sika_payment_events (reference, at, source, kind, status, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    let repeated = tx.execute(
+        "UPDATE sika_payment_events SET repeats = repeats + 1, last_at = ?2 \
+         WHERE id = (SELECT max(id) FROM sika_payment_events WHERE reference = ?1) \
+         AND source = ?3 AND kind = ?4 AND status IS ?5 AND detail = ?6",
         params![reference, at, source, kind, status, detail],
     )?;
+    if repeated == 0 {
+        tx.execute(
+            "INSERT INTO sika_payment_events (reference, at, source, kind, status, detail) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![reference, at, source, kind, status, detail],
+        )?;
+    }
     Ok(())
 }
 

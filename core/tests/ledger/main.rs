@@ -1,4 +1,4 @@
-//! The payments ledger (ADR 0046), B130-B139, B167, B181 and B183, each on SQLite (a temporary file) and on a real
+//! The payments ledger (ADR 0046), B130-B139, B167, B181, B183 and B300-B303, each on SQLite (a temporary file) and on a real
 //! PostgreSQL (a throwaway cluster, `cluster.rs`), with the sandbox as the service. No mocks.
 
 #[path = "../support/mod.rs"]
@@ -783,6 +783,9 @@ on_both!(b139_a_worker_killed_between_claim_and_mark_is_replaced_once_after_the_
 
 // After `on_both!`, which it uses.
 mod reconcile;
+
+// After `on_both!` and the helpers above (ADR 0085).
+mod bounded;
 
 // Last: its tests use `on_both!` and the helpers above.
 mod time;

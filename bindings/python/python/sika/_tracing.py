@@ -16,6 +16,15 @@ count in ``sika.client.retries``, and each payment decision (a ``PaymentCheck`` 
 ``mismatch``, ``fulfil``, ``retry_later``, ``reject``, ...). No key, phone number or e-mail is
 ever an attribute.
 
+The ledger's operations are spans the same way (ADR 0085): ``sika.ledger.handle_webhook``,
+``sika.ledger.settle``, ``sika.ledger.renew``, ``sika.ledger.mark_fulfilled``,
+``sika.ledger.release``, ``sika.ledger.reconcile``, ... (every coroutine method of ``Ledger``
+and its ``BlockingLedger`` twin), children of the current context; the verifications they send
+are their attempt spans and carry their context. Counters: ``sika.ledger.claims.offered`` (every
+claim given), ``sika.ledger.claims.reoffered`` (an offer above 1: the claim before it lapsed or
+was released), ``sika.ledger.claims.released`` and ``sika.ledger.fulfilments`` (claims marked
+fulfilled), each by ``sika.operation``.
+
 All of it runs here, in the method's own Python frame, before and after the call: the core is
 never called back (ADR 0059). Python code run from inside a Rust call (a poll) by a daemon
 thread while the interpreter exits is ended by `pthread_exit` with Rust frames below it, which
@@ -62,6 +71,7 @@ class _Instruments:
         self.duration: Histogram | None = None
         self.retries: Counter | None = None
         self.decisions: Counter | None = None
+        self.ledger: dict[str, Counter] = {}
         # OpenTelemetry's names the per-call path uses, imported once.
         self.trace: typing.Any = None
         self.no_sdk: tuple[type, ...] = ()
@@ -89,9 +99,23 @@ class _Instruments:
             self.decisions = meter.create_counter(
                 "sika.decisions", unit="{decision}", description="Sika's payment decisions, by kind."
             )
+            self.ledger = {
+                name: meter.create_counter(f"sika.ledger.{name}", unit=unit, description=description)
+                for name, unit, description in _LEDGER_COUNTERS
+            }
             self.tracer = trace.get_tracer(_SCOPE)
         return self.tracer, self.duration, self.retries
 
+
+# The ledger's counters: name under `sika.ledger.`, unit, description.
+_LEDGER_COUNTERS = (
+    ("claims.offered", "{claim}", "Claims the ledger gave to fulfil an order."),
+    ("claims.reoffered", "{claim}", "Claims given again after the previous one lapsed or was released."),
+    ("claims.released", "{claim}", "Claims given back (release)."),
+    ("fulfilments", "{claim}", "Claims marked fulfilled."),
+)
+# Which successful ledger operation counts in which counter, besides the offers.
+_LEDGER_DONE = {"ledger.release": "claims.released", "ledger.mark_fulfilled": "fulfilments"}
 
 _instruments = _Instruments()
 _next_id = itertools.count(1).__next__
@@ -145,6 +169,7 @@ def _record(span: Span, ended: EndedCall) -> None:
         if recording:
             span.set_attribute("sika.decision", end.decision)
         _instruments.decisions.add(1, {"sika.operation": call.operation, "sika.decision": end.decision})
+    _count_ledger(call.operation, end)
     parent = None
     if recording:
         if call.reference is not None:
@@ -183,6 +208,23 @@ def _record(span: Span, ended: EndedCall) -> None:
         if attempt.error_type is not None:
             child.set_status(_instruments.error_status)
         child.end(end_time=attempt.ended_at_unix_nanos)
+
+
+def _count_ledger(operation: str, end: typing.Any) -> None:
+    """The ledger's counters for a call's end: its claims offered (and offered again), a
+    release, a fulfilment."""
+    counters = _instruments.ledger
+    if not counters:
+        return
+    attributes = {"sika.operation": operation}
+    if end.offers:
+        counters["claims.offered"].add(len(end.offers), attributes)
+        again = sum(1 for offer in end.offers if offer > 1)
+        if again:
+            counters["claims.reoffered"].add(again, attributes)
+    done = _LEDGER_DONE.get(operation)
+    if done is not None and end.error_type is None:
+        counters[done].add(1, attributes)
 
 
 def _traced_async(operation: str, method: typing.Any) -> typing.Any:
@@ -244,14 +286,17 @@ def _first_poll_traced(poll: typing.Any, call: TracedCall) -> typing.Any:
 def _install(ffi: types.ModuleType) -> None:
     from ._runtime import _shape
 
-    client = _shape.class_(ffi, "Client")
-    blocking = _shape.class_(ffi, "BlockingClient")
-    # The network calls: the async client's coroutine methods, and their blocking twins.
-    for name, method in list(vars(client).items()):
-        if name.startswith("_") or not inspect.iscoroutinefunction(method):
-            continue
-        setattr(client, name, _traced_async(name, method))
-        setattr(blocking, name, _traced_blocking(name, _shape.attribute(blocking, name)))
+    # The network calls: the async client's coroutine methods, and their blocking twins; the
+    # ledger's operations (`ledger.<method>`) the same way.
+    for asynchronous, blocking, prefix in (("Client", "BlockingClient", ""), ("Ledger", "BlockingLedger", "ledger.")):
+        async_class = _shape.class_(ffi, asynchronous)
+        blocking_class = _shape.class_(ffi, blocking)
+        for name, method in list(vars(async_class).items()):
+            if name.startswith("_") or not inspect.iscoroutinefunction(method):
+                continue
+            operation = prefix + name
+            setattr(async_class, name, _traced_async(operation, method))
+            setattr(blocking_class, name, _traced_blocking(operation, _shape.attribute(blocking_class, name)))
     awaited = _shape.function(
         ffi,
         "_uniffi_rust_call_async",

@@ -29,6 +29,7 @@ the next interval: two failures in a row still leave a third of the lease.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import types
@@ -77,8 +78,13 @@ class _BlockingFulfilment:
 
     def __enter__(self) -> typing.Any:
         self._claim = self._ledger.renew(self._claim)
+        # In a copy of the caller's context: its renewals are spans of the caller's trace.
+        context = contextvars.copy_context()
         self._renewer = threading.Thread(
-            target=self._renew_until_stopped, name=f"sika-renew-{self._claim.reference}", daemon=True
+            target=context.run,
+            args=(self._renew_until_stopped,),
+            name=f"sika-renew-{self._claim.reference}",
+            daemon=True,
         )
         self._renewer.start()
         return self._claim

@@ -42,6 +42,13 @@ import io.opentelemetry.api.trace.Tracer as OtelTracer
  * `not_paid`, `fulfil`, `retry_later`, ...: `sika.decision`, also on the call's span) in the
  * counter `sika.decisions`. No key, phone number or e-mail is ever an attribute.
  *
+ * The ledger's operations are spans the same way (ADR 0085): `sika.ledger.handle_webhook`,
+ * `sika.ledger.settle`, `sika.ledger.renew`, `sika.ledger.mark_fulfilled`, `sika.ledger.release`,
+ * `sika.ledger.reconcile`, ..., children of the current context, with the verifications they send
+ * as their attempt spans (carrying their context). Counters: `sika.ledger.claims.offered`,
+ * `sika.ledger.claims.reoffered` (an offer above 1), `sika.ledger.claims.released` and
+ * `sika.ledger.fulfilments` (claims marked fulfilled), each by `sika.operation`.
+ *
  * With no OpenTelemetry SDK configured (or a context that is not valid) a call is not traced
  * and nothing is sent.
  */
@@ -73,6 +80,10 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
         val duration: DoubleHistogram,
         val retries: LongCounter,
         val decisions: LongCounter,
+        val claimsOffered: LongCounter,
+        val claimsReoffered: LongCounter,
+        val claimsReleased: LongCounter,
+        val fulfilments: LongCounter,
     )
 
     private class OpenCall(val span: Span, val call: CallStart)
@@ -94,6 +105,22 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
             meter.counterBuilder("sika.decisions")
                 .setUnit("{decision}")
                 .setDescription("Sika's payment decisions, by kind.")
+                .build(),
+            meter.counterBuilder("sika.ledger.claims.offered")
+                .setUnit("{claim}")
+                .setDescription("Claims the ledger gave to fulfil an order.")
+                .build(),
+            meter.counterBuilder("sika.ledger.claims.reoffered")
+                .setUnit("{claim}")
+                .setDescription("Claims given again after the previous one lapsed or was released.")
+                .build(),
+            meter.counterBuilder("sika.ledger.claims.released")
+                .setUnit("{claim}")
+                .setDescription("Claims given back (release).")
+                .build(),
+            meter.counterBuilder("sika.ledger.fulfilments")
+                .setUnit("{claim}")
+                .setDescription("Claims marked fulfilled.")
                 .build(),
         )
     }
@@ -133,6 +160,7 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
         val opened = open.remove(end.id) ?: return
         try {
             recordAttempts(opened, end.attempts)
+            countLedger(opened.call.operation, end)
             end.decision?.let { decision ->
                 opened.span.setAttribute(SIKA_DECISION, decision)
                 instruments.decisions.add(
@@ -152,6 +180,22 @@ internal class OpenTelemetryTracer(openTelemetry: () -> OpenTelemetry) : dev.sik
                 opened.span.end()
             } catch (ignored: Throwable) {
             }
+        }
+    }
+
+    /** The ledger's counters for a call's end: its claims offered (and again), a release, a fulfilment. */
+    private fun countLedger(operation: String, end: CallEnd) {
+        val instruments = instruments
+        val attributes = Attributes.of(SIKA_OPERATION, operation)
+        if (end.offers.isNotEmpty()) {
+            instruments.claimsOffered.add(end.offers.size.toLong(), attributes)
+            val again = end.offers.count { it > 1 }
+            if (again > 0) instruments.claimsReoffered.add(again.toLong(), attributes)
+        }
+        if (end.errorType != null) return
+        when (operation) {
+            "ledger.release" -> instruments.claimsReleased.add(1, attributes)
+            "ledger.mark_fulfilled" -> instruments.fulfilments.add(1, attributes)
         }
     }
 

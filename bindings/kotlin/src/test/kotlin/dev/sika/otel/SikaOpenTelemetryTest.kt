@@ -3,9 +3,11 @@ package dev.sika.otel
 import dev.sika.CallEnd
 import dev.sika.CallStart
 import dev.sika.BlockingClient
+import dev.sika.BlockingLedger
 import dev.sika.Client
 import dev.sika.ExpectedPayment
 import dev.sika.KEY
+import dev.sika.LedgerDecision
 import dev.sika.PaymentCheck
 import dev.sika.Sandbox
 import dev.sika.SikaException
@@ -262,6 +264,46 @@ class SikaOpenTelemetryTest {
         assertEquals(listOf(metricCommon to 2L), retries.longSumData.points.map { it.attributes to it.value })
     }
 
+    /**
+     * B305: the ledger's operations (ADR 0085) are spans `sika.ledger.<operation>`, children of
+     * the application's span, whose verifications are their attempt spans and carry their
+     * context; its claims offered and fulfilments are counted.
+     */
+    @Test
+    fun testB305TheLedgersOperationsAreSpansUnderTheAppSpanWithTheirVerificationsAsChildren() {
+        seed("B305-LEDGER")
+        val dir = java.nio.file.Files.createTempDirectory("sika-b305").toFile()
+        try {
+            BlockingLedger.sqlite(dir.resolve("ledger.db").path).use { ledger ->
+                ledger.expect("B305-LEDGER", ExpectedPayment(BigDecimal("100.10"), "GHS"))
+                spans.reset()
+                metrics.collectAllMetrics()
+                sandbox.clearRequests()
+                val body = """{"event":"charge.success","data":{"reference":"B305-LEDGER"}}""".toByteArray()
+                val (parent, result) = inAppSpan {
+                    sandbox.blockingClient().use { client ->
+                        val decision = ledger.handleWebhook(client, body)
+                        ledger.markFulfilled((decision as LedgerDecision.Fulfil).claim)
+                        decision
+                    }
+                }
+                assertTrue(result.getOrThrow() is LedgerDecision.Fulfil, "$result")
+                val decide = assertCallUnder(parent, "sika.ledger.handle_webhook")
+                assertEquals("fulfil", decide.attributes.get(AttributeKey.stringKey("sika.decision")))
+                assertEquals(1, attempts().size, "the one verification is the decision's child")
+                val mark = exported("sika.ledger.mark_fulfilled")
+                assertEquals(parent.spanId, mark.parentSpanId)
+                assertEquals("B305-LEDGER", mark.attributes.get(AttributeKey.stringKey("sika.reference")))
+                val counted = metrics.collectAllMetrics().associate { metric ->
+                    metric.name to metric.longSumData.points.sumOf { it.value }
+                }.filterKeys { it.startsWith("sika.ledger.") }
+                assertEquals(mapOf("sika.ledger.claims.offered" to 1L, "sika.ledger.fulfilments" to 1L), counted)
+            }
+        } finally {
+            dir.deleteRecursively()
+        }
+    }
+
     @Test
     fun testB209ADecisionIsCountedByKindAndNamedOnTheCallsSpan() {
         seed("B209-DECIDED")
@@ -369,7 +411,7 @@ class SikaOpenTelemetryTest {
         assertFalse(SikaOpenTelemetry.install(OpenTelemetry.noop()), "a second install is refused")
         val broken = OpenTelemetryTracer { throw IllegalStateException("no OpenTelemetry") }
         assertNull(broken.callStarted(CallStart("verify_transaction", "B209-BROKEN", "127.0.0.1", 1)))
-        broken.callEnded(CallEnd(1, "Timeout", "req-1", emptyList(), null))
+        broken.callEnded(CallEnd(1, "Timeout", "req-1", emptyList(), null, emptyList()))
         // A span builder that fails after the start: still no exception, the call untraced.
         val failing = OpenTelemetryTracer {
             object : OpenTelemetry by OpenTelemetry.noop() {
