@@ -199,6 +199,8 @@ def reconcile_job(ledger: sika.BlockingLedger, client: sika.BlockingClient, opti
     report = ledger.reconcile(client, options)
     shipped: list[str] = []
     for ready in report.ready:  # paid, unclaimed: each claimed as its shipment starts (ADR 0081)
+        # A queue's form of it (one task per payment) reads back as the same value.
+        assert sika.ready_payment_from_json(ready.to_json()) == ready
         # Every answer, and no `case _`: checkers know there is no other (B254).
         match ledger.claim(ready):
             case sika.LedgerDecision.FULFIL(claim, transaction):
