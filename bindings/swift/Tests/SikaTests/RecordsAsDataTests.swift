@@ -134,6 +134,7 @@ final class RecordsAsDataTests: XCTestCase {
             try XCTUnwrap(banks.first), chargeRequest(reference: "ORDER-1"), charge, try XCTUnwrap(countries().first),
             try XCTUnwrap(transaction.customFields.first), try XCTUnwrap(transaction.customer),
             ExpectedPayment(amount: "10.50", currency: "GHS"), try XCTUnwrap(providers.first), transaction, event,
+            ReadyPayment(reference: transaction.txRef, transaction: transaction),
         ] + ledgerRecords() + decisions(transaction)
         for record in records {
             let encoded = try jsonObject(JSONEncoder().encode(record))

@@ -98,6 +98,7 @@ class RecordsAsDataTest {
             ExpectedPayment(BigDecimal("100.10"), "GHS"),
             parseWebhookEvent("""{"event":"charge.success","data":{"reference":"ORDER-1"}}""".toByteArray()),
             Claim("ORDER-1", "token-1", 2L, Instant.parse("2024-05-01T12:05:00.123Z")),
+            ReadyPayment(verified.txRef, verified),
             ledgerEvent,
             PaymentRecord(
                 "ORDER-1", ExpectedPayment(BigDecimal("100.10"), "GHS"), Instant.parse("2024-05-01T12:00:00Z"),
