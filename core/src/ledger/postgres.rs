@@ -428,12 +428,7 @@ impl PgStore {
                 )
                 .await?;
             let Some(row) = rows.first() else { return Ok(None) };
-            let state = ClaimState {
-                token: row.get::<_, Option<String>>(0).is_some(),
-                expires_at: row.get(1),
-                offers: row.get(2),
-                fulfilled_at: row.get(3),
-            };
+            let state = claim_state(row);
             // The server's clock, read after the row lock was granted.
             let now: i64 = row.get(4);
             let step = claim_step(&state, now);
@@ -622,12 +617,7 @@ impl PgStore {
                 )
                 .await?;
             let Some(row) = rows.first() else { return Ok(None) };
-            let state = ClaimState {
-                token: row.get::<_, Option<String>>(0).is_some(),
-                expires_at: row.get(1),
-                offers: row.get(2),
-                fulfilled_at: row.get(3),
-            };
+            let state = claim_state(row);
             // The server's clock, read after the row lock was granted.
             let now: i64 = row.get(4);
             let paid = row.get::<_, Option<i64>>(5).is_some();
@@ -828,6 +818,17 @@ fn scrub_text(text: &str, password: Option<&str>, url: Option<&str>) -> String {
         text = text.replace(password, "[REDACTED]");
     }
     text
+}
+
+/// The claim columns `claim_token, claim_expires_at, claims_offered, fulfilled_at`, the first
+/// four of every claiming `SELECT`.
+fn claim_state(row: &tokio_postgres::Row) -> ClaimState {
+    ClaimState {
+        token: row.get::<_, Option<String>>(0).is_some(),
+        expires_at: row.get(1),
+        offers: row.get(2),
+        fulfilled_at: row.get(3),
+    }
 }
 
 #[cfg(test)]

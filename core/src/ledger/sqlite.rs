@@ -180,23 +180,12 @@ impl SqliteStore {
                 "SELECT claim_token, claim_expires_at, claims_offered, fulfilled_at FROM sika_payments \
                  WHERE reference = ?1",
                 params![reference],
-                |row| {
-                    Ok(ClaimState {
-                        token: row.get::<_, Option<String>>(0)?.is_some(),
-                        expires_at: row.get(1)?,
-                        offers: row.get(2)?,
-                        fulfilled_at: row.get(3)?,
-                    })
-                },
+                claim_state,
             )?;
             let step = claim_step(&state, request.now);
             let claimed = Claimed::new(step, state, request.now, request.lease);
             if let ClaimStep::Offer { offer } = step {
-                tx.execute(
-                    "UPDATE sika_payments SET claim_token = ?2, claim_expires_at = ?3, claims_offered = ?4 \
-                     WHERE reference = ?1",
-                    params![reference, request.token, claimed.lease_until, offer],
-                )?;
+                offer_claim(&tx, &reference, &request.token, claimed.lease_until, offer)?;
             }
             tx.execute(
                 "UPDATE sika_payments SET last_status = ?2, last_status_at = ?3 WHERE reference = ?1",
@@ -303,13 +292,11 @@ impl SqliteStore {
                      FROM sika_payments WHERE reference = ?1",
                     params![reference],
                     |row| {
-                        let state = ClaimState {
-                            token: row.get::<_, Option<String>>(0)?.is_some(),
-                            expires_at: row.get(1)?,
-                            offers: row.get(2)?,
-                            fulfilled_at: row.get(3)?,
-                        };
-                        Ok((state, row.get::<_, Option<i64>>(4)?.is_some(), row.get::<_, Option<String>>(5)?))
+                        Ok((
+                            claim_state(row)?,
+                            row.get::<_, Option<i64>>(4)?.is_some(),
+                            row.get::<_, Option<String>>(5)?,
+                        ))
                     },
                 )
                 .optional()?;
@@ -319,11 +306,7 @@ impl SqliteStore {
             };
             let claimed = Claimed::new(step, state, request.now, request.lease);
             if let ClaimStep::Offer { offer } = step {
-                tx.execute(
-                    "UPDATE sika_payments SET claim_token = ?2, claim_expires_at = ?3, claims_offered = ?4 \
-                     WHERE reference = ?1",
-                    params![reference, request.token, claimed.lease_until, offer],
-                )?;
+                offer_claim(&tx, &reference, &request.token, claimed.lease_until, offer)?;
             }
             let (source, kind) = (request.source.as_str(), step.event_kind().as_str());
             insert_event(&tx, &reference, request.now, source, kind, None, &claimed.detail())?;
@@ -433,6 +416,32 @@ fn add_paid_at(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     if present == 0 {
         tx.execute_batch("ALTER TABLE sika_payments ADD COLUMN paid_at INTEGER")?;
     }
+    Ok(())
+}
+
+/// The claim columns `claim_token, claim_expires_at, claims_offered, fulfilled_at`, the first
+/// four of every claiming `SELECT`.
+fn claim_state(row: &rusqlite::Row<'_>) -> rusqlite::Result<ClaimState> {
+    Ok(ClaimState {
+        token: row.get::<_, Option<String>>(0)?.is_some(),
+        expires_at: row.get(1)?,
+        offers: row.get(2)?,
+        fulfilled_at: row.get(3)?,
+    })
+}
+
+/// Gives the payment's claim to `token` until `lease_until`, as its offer number `offer`.
+fn offer_claim(
+    tx: &rusqlite::Transaction<'_>,
+    reference: &str,
+    token: &str,
+    lease_until: i64,
+    offer: i64,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE sika_payments SET claim_token = ?2, claim_expires_at = ?3, claims_offered = ?4 WHERE reference = ?1",
+        params![reference, token, lease_until, offer],
+    )?;
     Ok(())
 }
 
