@@ -409,13 +409,14 @@ impl Client {
         Ok(url)
     }
 
-    /// The base URL with `segments` appended, each encoded as exactly one path segment.
-    /// The service's base URL (the tracer's `server.address` and `server.port`).
-    #[cfg(feature = "uniffi")]
+    /// The service's base URL (the tracer's `server.address` and `server.port`, and the
+    /// ledger's key of a verification in flight).
+    #[cfg(any(feature = "uniffi", feature = "ledger"))]
     pub(crate) fn base_url(&self) -> &Url {
         &self.inner.base_url
     }
 
+    /// The base URL with `segments` appended, each encoded as exactly one path segment.
     fn endpoint(&self, segments: &[&str]) -> Url {
         let mut url = self.inner.base_url.clone();
         let mut path = url.path().trim_end_matches('/').to_owned();

@@ -35,7 +35,9 @@ mod postgres;
 mod reconcile;
 mod sqlite;
 
-pub use reconcile::{ReadyPayment, ReconcileFailure, ReconcileOptions, ReconcileReport, ReconciledPayment};
+pub use reconcile::{
+    ReadyPayment, ReconcileFailure, ReconcileOptions, ReconcileReport, ReconciledPayment, ready_payment_from_json,
+};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
