@@ -59,8 +59,10 @@ private class SikaCallFuture<T> : CompletableFuture<T>() {
         val job = job ?: return super.cancel(mayInterruptIfRunning)
         if (isDone) return false
         cancelling = true
-        awaitEnd(job)
-        val unknown = cancelledWith?.cause as? SikaException.ChargeOutcomeUnknown
+        // Not told whether the call is a charge: it waits as long as one would for its end, so
+        // a charge's outcome, when it may have been sent, is the cause.
+        awaitEnd(job, CHARGE_END_WAIT_MS)
+        val unknown = cancelledWith?.let(::chargeOutcomeIn)
         val cancelled = java.util.concurrent.CancellationException(
             if (unknown != null) "the call was cancelled after its charge may have reached the service" else "the call was cancelled",
         )
@@ -71,6 +73,13 @@ private class SikaCallFuture<T> : CompletableFuture<T>() {
 
 /** How long an interrupted call waits for its Rust future to be dropped before it returns. */
 private const val CANCEL_GRACE_MS = 2_000L
+
+/**
+ * How long a cancelled charge waits for its call's end (its Rust future dropped on
+ * [Dispatchers.Default], which a loaded machine can delay past [CANCEL_GRACE_MS]): the outcome
+ * the core keeps then is the only way to tell a charge that was sent from one that was not.
+ */
+private const val CHARGE_END_WAIT_MS = 30_000L
 
 /**
  * Runs [call] (one of [Client]'s suspend functions) and parks the calling thread until it ends
@@ -104,35 +113,58 @@ internal fun <T> parkUntilDone(charge: ChargeRequest? = null, call: suspend () -
 
 /**
  * Cancels [job] and waits until it has ended, so the Rust future is dropped when the caller sees
- * the exception; then sets the interrupt flag again. The exception: [charge]'s
- * [SikaException.ChargeOutcomeUnknown] when it may have been sent (the cause of the
- * cancellation the suspend charge ended with, [sikaCharge]), else [SikaException.Cancelled].
+ * the exception; then sets the interrupt flag again. The exception: [SikaException.Cancelled],
+ * unless the call makes [charge] and that charge may have been sent: then its
+ * [SikaException.ChargeOutcomeUnknown] (the cause of the cancellation the suspend charge ended
+ * with, [sikaCharge], else the one the core kept). A charge's call that has not ended after
+ * [CHARGE_END_WAIT_MS] may still send it: its outcome is unknown too (without a request id), never
+ * "cancelled".
  */
 private fun cancelledBy(job: Job, result: CompletableFuture<*>?, charge: ChargeRequest?): SikaException {
-    awaitEnd(job)
+    if (charge == null) {
+        awaitEnd(job, CANCEL_GRACE_MS)
+        Thread.currentThread().interrupt()
+        return SikaException.Cancelled()
+    }
+    val ended = awaitEnd(job, CHARGE_END_WAIT_MS)
     Thread.currentThread().interrupt()
-    if (charge == null) return SikaException.Cancelled()
-    val ended = result?.let { runCatching { it.getNow(null) }.exceptionOrNull() }
-    return (ended?.cause as? SikaException.ChargeOutcomeUnknown)
+    val failure = result?.let { runCatching { it.getNow(null) }.exceptionOrNull() }
+    return failure?.let(::chargeOutcomeIn)
         ?: takeCancelledCharge(charge.reference)
-        ?: SikaException.Cancelled()
+        ?: if (ended) SikaException.Cancelled() else SikaException.ChargeOutcomeUnknown(charge.reference, STILL_RUNNING, null)
 }
 
-/** Cancels [job] and waits (a bounded while, not interruptibly) until it has ended. */
-private fun awaitEnd(job: Job) {
+/** Why a charge whose call did not end in time is reported with an unknown outcome. */
+private const val STILL_RUNNING =
+    "the call was cancelled while its request may have been on its way to the service, and had not ended after " +
+        "${CHARGE_END_WAIT_MS / 1_000} s"
+
+/** The charge's outcome a cancelled call ended with: [failure] or one of its causes. */
+private fun chargeOutcomeIn(failure: Throwable): SikaException.ChargeOutcomeUnknown? =
+    generateSequence(failure) { it.cause.takeIf { cause -> cause !== it } }
+        .take(8)
+        .firstNotNullOfOrNull { it as? SikaException.ChargeOutcomeUnknown }
+
+/**
+ * Cancels [job] and waits (at most [boundMs], not interruptibly) until it has ended: whether it
+ * did.
+ */
+private fun awaitEnd(job: Job, boundMs: Long): Boolean {
     job.cancel()
     val ended = CountDownLatch(1)
     job.invokeOnCompletion { ended.countDown() }
-    val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CANCEL_GRACE_MS)
+    val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMs)
     var interrupted = false
-    while (true) {
+    var done = false
+    while (!done) {
         val left = deadline - System.nanoTime()
         try {
-            if (left <= 0 || ended.await(left, TimeUnit.NANOSECONDS)) break
+            done = ended.await(left.coerceAtLeast(0), TimeUnit.NANOSECONDS) || left <= 0
         } catch (_: InterruptedException) {
             // Interrupted again while the call ends: the flag is set again below.
             interrupted = true
         }
     }
     if (interrupted) Thread.currentThread().interrupt()
+    return job.isCompleted
 }

@@ -7,6 +7,7 @@ import ch.qos.logback.core.read.ListAppender
 import java.nio.file.Files
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
@@ -44,6 +45,11 @@ import org.slf4j.LoggerFactory
  * sent. B281: the same for Java's `initiateChargeAsync` future cancelled (`cancel(true)`).
  */
 class CancelledChargesTest {
+    private companion object {
+        /** Longer than the 2 s an interrupted call waits for its end before it gives up on it. */
+        const val STARVED_MS = 3_000L
+    }
+
     private val hang = JsonObject(emptyMap())
     private val dir = Files.createTempDirectory("sika-cancelled-kt").toFile()
 
@@ -51,7 +57,23 @@ class CancelledChargesTest {
         sandbox.requests().filter { it["path"]!!.jsonPrimitive.content == "/charge" }
             .map { it["request_id"]!!.jsonPrimitive.content }
 
-    private fun interruptedAfterSending(throughLedger: Boolean, start: (Runnable) -> Thread) {
+    /**
+     * Holds every thread of [Dispatchers.Default] (where a cancelled call's Rust future is
+     * dropped) busy for [ms], as a loaded machine can: returns once they all are.
+     */
+    private fun starveTheDefaultDispatcher(ms: Long) {
+        val threads = Runtime.getRuntime().availableProcessors().coerceAtLeast(2)
+        val busy = CountDownLatch(threads)
+        repeat(threads * 2) {
+            CoroutineScope(Dispatchers.Default).launch {
+                busy.countDown()
+                Thread.sleep(ms)
+            }
+        }
+        assertTrue(busy.await(5, TimeUnit.SECONDS), "Dispatchers.Default's threads did not all start")
+    }
+
+    private fun interruptedAfterSending(throughLedger: Boolean, starved: Boolean = false, start: (Runnable) -> Thread) {
         Sandbox().use { sandbox ->
             sandbox.blockingClient().use { client ->
                 val reference = "B232-${if (throughLedger) "LEDGER" else "CLIENT"}-${System.nanoTime()}"
@@ -66,9 +88,10 @@ class CancelledChargesTest {
                 }
                 val received = runBlocking { pollUntil(5_000, { chargesReceived(sandbox) }) { it.isNotEmpty() } }
                 assertEquals(1, received.size, "the charge reached the sandbox")
+                if (starved) starveTheDefaultDispatcher(STARVED_MS)
                 caller.interrupt()
-                caller.join(5_000)
-                assertFalse(caller.isAlive, "the interrupted charge did not end within 5 s")
+                caller.join(5_000 + if (starved) STARVED_MS else 0)
+                assertFalse(caller.isAlive, "the interrupted charge did not end")
                 val unknown = assertInstanceOf(
                     SikaException.ChargeOutcomeUnknown::class.java, outcome?.exceptionOrNull(), "$outcome",
                 )
@@ -95,6 +118,11 @@ class CancelledChargesTest {
         needsVirtualThreads()
         interruptedAfterSending(false) { task -> virtualThread(task).also(Thread::start) }
     }
+
+    @Test
+    fun testB232AnInterruptedChargeWhoseCallEndsLateStillThrowsOutcomeUnknown() =
+        // Its Rust future is dropped only after the 2 s an interrupted read waits for it.
+        interruptedAfterSending(false, starved = true) { task -> Thread(task).also(Thread::start) }
 
     @Test
     fun testB232AThreadInterruptedBeforeItChargesSendsNothingAndIsCancelled() {
@@ -264,8 +292,7 @@ class CancelledChargesTest {
         assertNull(takeCancelledCharge("B280-UNSENT"))
     }
 
-    @Test
-    fun testB281AnAsyncFutureCancelledAfterTheChargeWasSentCarriesOutcomeUnknownAsItsCause() {
+    private fun futureCancelledAfterSending(starved: Boolean = false) {
         Sandbox().use { sandbox ->
             sandbox.client().use { client ->
                 withRecords { records ->
@@ -273,6 +300,7 @@ class CancelledChargesTest {
                     sandbox.fault("/charge", "hang", 1, hang)
                     val future: CompletableFuture<ChargeResponse> = client.initiateChargeAsync(charge(reference, "+233244123333"))
                     val received = runBlocking { pollUntil(5_000, { chargesReceived(sandbox) }) { it.isNotEmpty() } }
+                    if (starved) starveTheDefaultDispatcher(STARVED_MS)
                     assertTrue(future.cancel(true))
                     assertTrue(future.isCancelled)
                     val cancelled = runCatching { future.get(5, TimeUnit.SECONDS) }.exceptionOrNull()
@@ -282,6 +310,13 @@ class CancelledChargesTest {
             }
         }
     }
+
+    @Test
+    fun testB281AnAsyncFutureCancelledAfterTheChargeWasSentCarriesOutcomeUnknownAsItsCause() = futureCancelledAfterSending()
+
+    @Test
+    fun testB281AFutureCancelledWhileItsCallEndsLateStillCarriesOutcomeUnknown() =
+        futureCancelledAfterSending(starved = true)
 
     @Test
     fun testB281AnAsyncFutureCancelledBeforeAnySocketConnectedIsCancelledWithNoCause() = withTheOnlySocketHeld { sandbox, client ->
