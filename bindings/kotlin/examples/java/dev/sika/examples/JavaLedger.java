@@ -85,7 +85,7 @@ public final class JavaLedger {
             System.out.println("5. The order page settles it: " + ledger.settle(client, reference).getClass().getSimpleName());
 
             System.out.println("6. Reconciling the payments still open:");
-            // ReconcileOptions(olderThanMs, limit, concurrency): null keeps a default.
+            // ReconcileOptions(olderThanMs, limit, concurrency, deadlineMs): null, or left out, keeps a default.
             ReconcileReport report = ledger.reconcile(client, new ReconcileOptions(0L, 100L, 2L));
             // A run claims nothing (ADR 0081): claim each payment it found paid as its turn comes.
             for (ReadyPayment ready : report.getReady()) {
