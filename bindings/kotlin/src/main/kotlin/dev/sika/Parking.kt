@@ -141,9 +141,8 @@ private const val STILL_RUNNING =
 
 /** The charge's outcome a cancelled call ended with: [failure] or one of its causes. */
 private fun chargeOutcomeIn(failure: Throwable): SikaException.ChargeOutcomeUnknown? =
-    generateSequence(failure) { it.cause.takeIf { cause -> cause !== it } }
-        .take(8)
-        .firstNotNullOfOrNull { it as? SikaException.ChargeOutcomeUnknown }
+    // Bounded: a cause chain can loop (A caused by B caused by A).
+    generateSequence(failure, Throwable::cause).take(8).firstNotNullOfOrNull { it as? SikaException.ChargeOutcomeUnknown }
 
 /**
  * Cancels [job] and waits (at most [boundMs], not interruptibly) until it has ended: whether it
@@ -155,11 +154,10 @@ private fun awaitEnd(job: Job, boundMs: Long): Boolean {
     job.invokeOnCompletion { ended.countDown() }
     val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMs)
     var interrupted = false
-    var done = false
-    while (!done) {
+    while (true) {
         val left = deadline - System.nanoTime()
         try {
-            done = ended.await(left.coerceAtLeast(0), TimeUnit.NANOSECONDS) || left <= 0
+            if (left <= 0 || ended.await(left, TimeUnit.NANOSECONDS)) break
         } catch (_: InterruptedException) {
             // Interrupted again while the call ends: the flag is set again below.
             interrupted = true
