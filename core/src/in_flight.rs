@@ -32,6 +32,13 @@ use crate::transport::Progress;
 /// Why a charge ended early after sending, its error's `reason`.
 pub(crate) const REASON: &str = "the call was cancelled after its request may have reached the service";
 
+/// Why a charge whose answer had arrived ended unknown: its host cancelled the call after the
+/// answer was ready and before it took it (a Kotlin job cancelled as its continuation resumed,
+/// an asyncio task cancelled before the loop ran its wake). The answer is lost with the call.
+#[cfg(feature = "uniffi")]
+pub(crate) const ANSWER_DROPPED: &str =
+    "the call was cancelled as the service's answer arrived, before the answer reached the caller";
+
 /// The most cancelled charges kept for [`take_cancelled_charge`]: a host that never takes them
 /// loses the oldest, never memory.
 const MAX_KEPT: usize = 1024;
@@ -73,6 +80,17 @@ impl Watch {
             state.charge.clone()
         };
         charge.and_then(|charge| charge.give_up(for_the_host)).unwrap_or(SikaError::Cancelled)
+    }
+
+    /// The runner's call finished, but its host dropped it before taking its output: a charge of
+    /// it that was answered is reported and kept as if cancelled after sending, since its caller
+    /// will never see the answer (B312).
+    #[cfg(feature = "uniffi")]
+    pub(crate) fn answer_dropped(&self) {
+        let charge = self.0.lock().unwrap_or_else(PoisonError::into_inner).charge.clone();
+        if let Some(charge) = charge {
+            charge.answer_dropped();
+        }
     }
 
     fn join(&self, charge: &Arc<Shared>) {
@@ -156,9 +174,27 @@ impl Shared {
         if !state.attempt.as_ref().is_some_and(|attempt| attempt.abandon()) {
             return None;
         }
+        Some(self.report(&mut state, REASON, keep))
+    }
+
+    /// The charge had ended with its own outcome, but its call's host dropped that outcome
+    /// untaken: unless it was reported already, or its attempt never connected (then nothing was
+    /// charged), it is reported and kept as unknown.
+    #[cfg(feature = "uniffi")]
+    fn answer_dropped(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if !state.ended || state.reported || !state.attempt.as_ref().is_some_and(|attempt| attempt.abandon()) {
+            return;
+        }
+        self.report(&mut state, ANSWER_DROPPED, true);
+    }
+
+    /// The charge's `ChargeOutcomeUnknown` for `reason`. The first report logs it at WARN and,
+    /// when `keep` (no caller gets it), keeps it for [`take_cancelled_charge`].
+    fn report(&self, state: &mut ChargeState, reason: &str, keep: bool) -> SikaError {
         let error = SikaError::ChargeOutcomeUnknown {
             reference: self.reference.clone(),
-            reason: REASON.to_owned(),
+            reason: reason.to_owned(),
             request_id: self.ids.last(),
         };
         if !state.reported {
@@ -168,7 +204,7 @@ impl Shared {
                 operation = "initiate_charge",
                 reference = self.reference.as_str(),
                 request_id = self.ids.last().as_deref();
-                "charge {}: the call was cancelled after its request may have reached the service: its outcome is unknown; verify reference {} before charging again (request id {})",
+                "charge {}: {reason}: its outcome is unknown; verify reference {} before charging again (request id {})",
                 self.reference,
                 self.reference,
                 self.ids.last().as_deref().unwrap_or("none")
@@ -177,7 +213,7 @@ impl Shared {
                 kept(error.clone());
             }
         }
-        Some(error)
+        error
     }
 }
 
@@ -311,6 +347,34 @@ mod tests {
         charge.ended();
         assert_eq!(watch.ended_early(true), SikaError::Cancelled, "its own outcome was returned already");
         assert_eq!(take_cancelled_charge("B230-UNIT-ENDED"), None);
+    }
+
+    #[cfg(feature = "uniffi")]
+    #[tokio::test]
+    async fn b312_an_answered_charge_whose_answer_was_dropped_is_kept_unknown() {
+        let watch = Watch::new();
+        let (charge, progress, ids) = charge_in(&watch, "B312-UNIT-DROPPED").await;
+        assert!(progress.connect());
+        charge.ended();
+        watch.answer_dropped();
+        watch.answer_dropped();
+        let expected = SikaError::ChargeOutcomeUnknown {
+            reference: "B312-UNIT-DROPPED".to_owned(),
+            reason: ANSWER_DROPPED.to_owned(),
+            request_id: ids.last(),
+        };
+        assert_eq!(take_cancelled_charge("B312-UNIT-DROPPED"), Some(expected));
+        assert_eq!(take_cancelled_charge("B312-UNIT-DROPPED"), None, "kept once");
+    }
+
+    #[cfg(feature = "uniffi")]
+    #[tokio::test]
+    async fn b312_a_dropped_answer_of_a_charge_that_never_connected_keeps_nothing() {
+        let watch = Watch::new();
+        let (charge, _progress, _) = charge_in(&watch, "B312-UNIT-UNSENT").await;
+        charge.ended();
+        watch.answer_dropped();
+        assert_eq!(take_cancelled_charge("B312-UNIT-UNSENT"), None, "nothing could have been charged");
     }
 
     #[tokio::test]

@@ -17,7 +17,8 @@ workspace_version() {
   sed -n 's/^version = "\(.*\)"$/\1/p' "$ROOT/Cargo.toml" | head -n 1
 }
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step is stamped with the wall clock, so a CI log shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%T)" "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # The sandbox binary, built once per run (debug profile: shared with `cargo test`).

@@ -14,6 +14,8 @@ through `Ledger.initiate_charge`, cancelled after the sandbox logged `POST /char
 `CancelledError` with the `ChargeOutcomeUnknown` as its `__cause__`; the core logged a WARN
 record naming the reference and the request id; `take_cancelled_charge` answers each once.
 Cancelled before any socket connected: a bare `CancelledError`, nothing sent, nothing to take.
+B312: cancelled as its answer arrives (the loop busy, the answer not yet taken), the same
+`ChargeOutcomeUnknown` as its cause: the answer is lost with the call.
 """
 
 from __future__ import annotations
@@ -159,3 +161,30 @@ async def test_b231_an_asyncio_charge_cancelled_before_any_socket_connected_is_a
     assert cancelled.value.__cause__ is None
     assert charges_received(sandbox) == []
     assert sika.take_cancelled_charge("B231-UNSENT") is None
+
+
+async def test_b312_an_asyncio_charge_cancelled_as_its_answer_arrives_raises_cancelled_error_caused_by_outcome_unknown(
+    sandbox,
+):
+    """The answer arrives (a 300 ms `delay` fault) while the loop is busy, so its wake waits
+    behind the loop's current callback, and the task is cancelled then: the answer is lost with
+    the call, and the caller must still learn the charge's outcome is unknown."""
+    client = sandbox.client(timeout_ms=15_000)
+    reference = "B312-ASYNC"
+    sandbox.fault("/charge", "delay", count=1, delay_ms=300)
+    task = asyncio.create_task(client.initiate_charge(charge(reference, PHONE)))
+    started = time.monotonic()
+    while not charges_received(sandbox):
+        assert time.monotonic() - started < 5, "the charge never reached the sandbox"
+        await asyncio.sleep(0.02)
+    # The loop held: the answer comes and the call's task finishes, its wake not yet run.
+    time.sleep(1.0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError) as cancelled:
+        await task
+    if sys.version_info >= (3, 11):
+        assert_outcome_unknown(cancelled.value.__cause__, reference, sandbox)
+    else:
+        # 3.9 and 3.10 give the awaiter a fresh CancelledError: the error waits to be taken.
+        assert_outcome_unknown(sika.take_cancelled_charge(reference), reference, sandbox)
+    assert sika.take_cancelled_charge(reference) is None, "taken once"

@@ -140,7 +140,7 @@ impl HostRuntime {
         }
         let watch = Watch::new();
         let task = self.runtime.spawn(watch.scope(call));
-        Ok(HostCall { task, watch, gate: Arc::clone(&self.gate), waker: None })
+        Ok(HostCall { task, watch, gate: Arc::clone(&self.gate), waker: None, handed_over: false })
     }
 }
 
@@ -153,6 +153,8 @@ struct HostCall<T> {
     gate: Arc<WakeGate>,
     /// The gated form of the host's waker, rebuilt only when the host's waker changes.
     waker: Option<GatedWaker>,
+    /// The task's output was given to the host (a poll returned it).
+    handed_over: bool,
 }
 
 impl<T> Future for HostCall<T> {
@@ -164,7 +166,9 @@ impl<T> Future for HostCall<T> {
             Some(gated) if gated.wakes(cx.waker()) => gated,
             _ => this.waker.insert(this.gate.waker(cx.waker())),
         };
-        Pin::new(&mut this.task).poll(&mut Context::from_waker(waker.waker()))
+        let polled = Pin::new(&mut this.task).poll(&mut Context::from_waker(waker.waker()));
+        this.handed_over = polled.is_ready();
+        polled
     }
 }
 
@@ -177,6 +181,10 @@ impl<T> Drop for HostCall<T> {
         // can no longer connect.
         if !self.task.is_finished() {
             let _ = self.watch.ended_early(true);
+        } else if !self.handed_over {
+            // It finished, but the host dropped it before taking its output (a Kotlin job
+            // cancelled as its continuation resumed): an answered charge is lost with it (B312).
+            self.watch.answer_dropped();
         }
     }
 }
@@ -250,6 +258,52 @@ mod tests {
         }
         std::thread::sleep(Duration::from_millis(20));
         assert!(!ran.load(Ordering::SeqCst), "the call ran");
+    }
+
+    /// A call on `host` that makes a charge of `reference` whose attempt connected and that was
+    /// answered (its outcome its own), started and left to finish before the host takes it.
+    fn answered_charge(host: &HostRuntime, reference: &'static str) -> HostCall<Result<()>> {
+        let call = host
+            .start(async move {
+                let ids = crate::request_id::CallIds::new();
+                let charge = crate::in_flight::Charge::new(reference.to_owned(), &ids);
+                ids.attempt(1);
+                let progress = Arc::new(crate::transport::Progress::default());
+                charge.attempting(&progress);
+                assert!(progress.connect(), "the charge's socket connects");
+                charge.ended();
+                Ok(())
+            })
+            .expect("started");
+        let started = Instant::now();
+        while !call.task.is_finished() {
+            assert!(started.elapsed() < Duration::from_secs(5), "the call never finished");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        call
+    }
+
+    #[test]
+    fn b312_a_call_its_host_drops_after_its_charge_was_answered_keeps_the_charge_unknown() {
+        let host = build().expect("a runtime");
+        drop(answered_charge(&host, "B312-ANSWER-DROPPED"));
+        match crate::in_flight::take_cancelled_charge("B312-ANSWER-DROPPED") {
+            Some(SikaError::ChargeOutcomeUnknown { reference, reason, request_id }) => {
+                assert_eq!(reference, "B312-ANSWER-DROPPED");
+                assert_eq!(reason, crate::in_flight::ANSWER_DROPPED);
+                assert!(request_id.is_some(), "the request id of its attempt");
+            }
+            other => panic!("the dropped answer of a charge became {other:?}"),
+        }
+    }
+
+    #[test]
+    fn b312_a_call_whose_host_took_the_answer_keeps_nothing() {
+        let host = build().expect("a runtime");
+        let mut call = Box::pin(answered_charge(&host, "B312-ANSWER-TAKEN"));
+        assert!(matches!(poll_once(call.as_mut()), Poll::Ready(Ok(Ok(())))), "the answer is handed over");
+        drop(call);
+        assert_eq!(crate::in_flight::take_cancelled_charge("B312-ANSWER-TAKEN"), None);
     }
 
     #[test]

@@ -18,6 +18,7 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
@@ -245,6 +246,41 @@ class CancelledChargesTest {
                 assertEquals(reference, unknown?.reference, "the outcome in the cause chain of $timeout")
                 assertEquals(received.single(), unknown?.requestId)
                 assertNull(takeCancelledCharge(reference), "carried by the cancellation, so taken")
+            }
+        }
+    }
+
+    /**
+     * B312: the charge's answer arrives (a 300 ms `delay` fault) while [Dispatchers.Default] is
+     * held, so the coroutine's resumption waits to be dispatched, and the job is cancelled then:
+     * kotlinx's prompt cancellation drops the resumed answer, and the caller must still learn
+     * the charge's outcome is unknown, not "cancelled".
+     */
+    @Test
+    fun testB312ACoroutineCancelledAsItsChargesAnswerArrivesCarriesOutcomeUnknown() = runBlocking<Unit> {
+        Sandbox().use { sandbox ->
+            sandbox.client().use { client ->
+                withRecords { records ->
+                    val reference = "B312-${System.nanoTime()}"
+                    sandbox.fault("/charge", "delay", 1, JsonObject(mapOf("delay_ms" to JsonPrimitive(300))))
+                    val thrown = CompletableDeferred<Throwable?>()
+                    val job = CoroutineScope(Dispatchers.Default).launch {
+                        try {
+                            client.initiateCharge(charge(reference, "+233244123333"))
+                            thrown.complete(null)
+                        } catch (failure: Throwable) {
+                            thrown.complete(failure)
+                            throw failure
+                        }
+                    }
+                    val received = pollUntil(5_000, { chargesReceived(sandbox) }) { it.isNotEmpty() }
+                    starveTheDefaultDispatcher(STARVED_MS)
+                    Thread.sleep(1_000) // the answer arrives, its resumption waits for a thread
+                    job.cancel()
+                    job.join()
+                    assertOutcomeUnknown(thrown.await(), reference, received.single())
+                    assertOneWarning(records, reference, received.single())
+                }
             }
         }
     }
