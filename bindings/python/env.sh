@@ -1,5 +1,7 @@
 # Sourced by scripts/test-python and scripts/example-python, after scripts/lib/common.sh:
 # the cached venv with the pinned tools, and a fresh build of the package installed into it.
+# shellcheck source=../../scripts/lib/package-native.sh
+source "$ROOT/scripts/lib/package-native.sh"
 PYTHON_DIR="$ROOT/bindings/python"
 # SIKA_PYTHON_VENV: another venv, so two work trees can test at once without sharing one.
 VENV="${SIKA_PYTHON_VENV:-$SIKA_CACHE/python-venv}"
@@ -23,18 +25,23 @@ ensure_python_venv() {
 }
 
 # Builds the wheel (maturin: the release cdylib, then bindings generated from it) and installs
-# it over any previous build, so the venv never runs stale bindings. SIKA_PYTHON_BUILD=debug
+# it over any previous build, so the venv never runs stale bindings. The release build is the
+# release files' (maturin --zig for glibc 2.17, scripts/lib/package-native.sh): the suites test
+# the library that ships, and CI builds it once (ADR 0089). SIKA_PYTHON_BUILD=debug
 # (scripts/dev-python) builds it from the debug cdylib instead, the one `cargo build` and the Rust
 # suite already made: seconds instead of a release build's minutes, for the edit-test loop only
 # (the suites and the release files are always built with --release).
 install_sika() {
-  local wheels="$ROOT/target/python-wheels" profile=(--release)
+  local wheels="$ROOT/target/python-wheels"
   if [[ "${SIKA_PYTHON_BUILD:-release}" == debug ]]; then
     wheels="$ROOT/target/python-wheels-debug"
-    profile=()
+    rm -rf "$wheels"
+    (cd "$PYTHON_DIR" && "$VENV/bin/maturin" build --out "$wheels")
+  else
+    rm -rf "$wheels"
+    ensure_package_venv >&2
+    maturin_zig "$PYTHON_DIR" --out "$wheels"
   fi
-  rm -rf "$wheels"
-  (cd "$PYTHON_DIR" && "$VENV/bin/maturin" build "${profile[@]}" --out "$wheels")
   "$VENV/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/sika-*.whl
 }
 
@@ -45,7 +52,7 @@ check_generated_as_generated() {
   local site stock library
   site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   # The library maturin generated the bindings from (the wheel's copy may be stripped).
-  library="$ROOT/target/release/libsika_ffi.so"
+  library="$SIKA_NATIVE_DIR/libsika_ffi.so"
   [[ -f "$library" && -f "$site/sika/_ffi/sika_ffi.py" ]] || die "no built library or installed sika_ffi.py"
   stock="$(mktemp -d)"
   # The binary maturin ran (`generate`), in its mode that runs UniFFI's generator alone.

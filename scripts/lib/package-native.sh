@@ -7,7 +7,8 @@
 #   maturin_zig DIR ARGS...  runs `maturin build` for glibc 2.17 (manylinux2014) in DIR
 #   package_native_library   the release libsika_ffi.so for glibc 2.17: the one the Python wheel
 #                            is built from (maturin --zig; again only if its sources changed), so
-#                            the wheel, the jar and the .deb ship one build. Sets
+#                            the wheel, the jar and the .deb ship one build, the one the suites
+#                            test. Sets
 #                            SIKA_NATIVE_LIBRARY (UNSTRIPPED: bindings are generated from its
 #                            symbols) and prints its path.
 #   strip_copy SRC DEST      writes a stripped copy of SRC (for shipping, after generation)
@@ -19,6 +20,7 @@ SIKA_NATIVE_TRIPLE=x86_64-unknown-linux-gnu
 # Pinned; the cached venv is rebuilt when the pin changes.
 SIKA_ZIGLANG_VERSION=0.17.0
 # Where maturin --zig puts its builds (cargo's --target directory): apart from target/release.
+# The suites build and test this library too (scripts/build-ffi, install_sika: ADR 0089).
 SIKA_NATIVE_DIR="$ROOT/target/$SIKA_NATIVE_TRIPLE/release"
 
 ensure_zig() {
