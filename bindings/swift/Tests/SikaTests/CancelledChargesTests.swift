@@ -8,7 +8,8 @@ import XCTest
 /// sandbox received, not `CancellationError`, and through the ledger the reference stays
 /// expected; cancelled while it waits for a socket (none connected), `CancellationError`, nothing
 /// sent, nothing kept. B283: a call on a client shut down (`shutdown()`), plain or through a
-/// ledger, throws `SikaError.Configuration` and sends nothing.
+/// ledger, throws `SikaError.Configuration` and sends nothing. B312: a `Task` cancelled as its
+/// charge's answer arrives (before it resumed to take it) throws `ChargeOutcomeUnknown` too.
 final class CancelledChargesTests: XCTestCase {
     var sandbox: Sandbox!
     var directory: URL!
@@ -72,6 +73,43 @@ final class CancelledChargesTests: XCTestCase {
 
     func testB282ALedgerChargeCancelledAfterItWasSentThrowsOutcomeUnknownAndStaysExpected() async throws {
         try await cancelledAfterSending(throughLedger: true)
+    }
+
+    /// B312 (ADR 0089): the charge's answer arrives (a 500 ms `delay` fault) while every thread of
+    /// the cooperative pool is held, so the task cannot resume to take it, and the task is
+    /// cancelled then: the runtime frees the finished call untaken, and the caller must still
+    /// learn that the charge's outcome is unknown, not get a bare `CancellationError`.
+    func testB312ATaskCancelledAsItsChargesAnswerArrivesThrowsOutcomeUnknown() async throws {
+        let client = try sandbox.client()
+        let reference = "B312-\(UUID().uuidString.prefix(8))"
+        try await sandbox.addFault("/charge", kind: "delay", options: ["delay_ms": 500])
+        let request = chargeRequest(reference: reference, phone: "+233244123333")
+        let task = Task { () -> Result<ChargeResponse, Error> in
+            do { return .success(try await client.initiateCharge(request: request)) }
+            catch { return .failure(error) }
+        }
+        var received: [String] = []
+        let reached = try await eventually {
+            received = try await self.chargesReceived()
+            return !received.isEmpty
+        }
+        XCTAssertTrue(reached, "the charge reached the sandbox")
+        // A thread of its own cancels the task 1 s on, while the pool's threads sleep 1.5 s: the
+        // answer comes at 0.5 s and its resumption waits for a thread.
+        let canceller = Thread { usleep(1_000_000); task.cancel() }
+        canceller.start()
+        let holders = (0..<(2 * ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+            Task.detached { usleep(1_500_000) }
+        }
+        for holder in holders { await holder.value }
+        let outcome = await task.value
+        guard case .failure(SikaError.ChargeOutcomeUnknown(let unknownReference, let reason, let requestId)) = outcome else {
+            return XCTFail("not outcome-unknown: \(outcome)")
+        }
+        XCTAssertEqual(unknownReference, reference)
+        XCTAssertEqual(requestId, received.first, "the request id the sandbox received")
+        XCTAssertTrue(reason.contains("answer arrived"), reason)
+        XCTAssertNil(takeCancelledCharge(reference: reference), "thrown, so taken")
     }
 
     func testB282ATaskCancelledBeforeAnySocketConnectedThrowsCancellationError() async throws {
