@@ -84,7 +84,9 @@ final class CancelledChargesTests: XCTestCase {
         let reference = "B312-\(UUID().uuidString.prefix(8))"
         try await sandbox.addFault("/charge", kind: "delay", options: ["delay_ms": 500])
         let request = chargeRequest(reference: reference, phone: "+233244123333")
-        let task = Task { () -> Result<ChargeResponse, Error> in
+        // Detached: on the cooperative pool, not the test's own executor (XCTest runs an async
+        // test on the main actor, which the held pool would not block).
+        let task = Task.detached { () -> Result<ChargeResponse, Error> in
             do { return .success(try await client.initiateCharge(request: request)) }
             catch { return .failure(error) }
         }
