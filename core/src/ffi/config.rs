@@ -1,5 +1,6 @@
 //! Client configuration as foreign code builds it.
 
+use std::fmt;
 use std::sync::Arc;
 
 use super::unsigned;
@@ -8,6 +9,7 @@ use crate::secret::{SecretKey, SecretUrl};
 
 /// Settings of a client. Unset optional values take the core's defaults.
 #[derive(uniffi::Record)]
+#[uniffi::export(Display)]
 pub struct ClientConfig {
     /// Your secret key; server-side only. An opaque object: it never prints.
     pub secret_key: Arc<SecretKey>,
@@ -50,6 +52,28 @@ pub struct ClientConfig {
     pub pool_idle_timeout_ms: Option<i64>,
 }
 
+/// Kotlin's `toString()` and Swift's `description` (a data class or a struct would print every
+/// field whole): printed as the core's configuration is, the key and the proxy as their objects
+/// print (`[REDACTED]`), and a `base_url`'s credentials (refused when a client is made, but a
+/// configuration may be printed before) as `[REDACTED]` (B81).
+impl fmt::Display for ClientConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("secret_key", &self.secret_key)
+            .field("base_url", &crate::secret::without_credentials(&self.base_url))
+            .field("timeout_ms", &self.timeout_ms)
+            .field("connect_timeout_ms", &self.connect_timeout_ms)
+            .field("max_retries", &self.max_retries)
+            .field("bank_cache_ttl_seconds", &self.bank_cache_ttl_seconds)
+            .field("user_agent_suffix", &self.user_agent_suffix)
+            .field("proxy", &self.proxy)
+            .field("not_found_grace_ms", &self.not_found_grace_ms)
+            .field("max_connections_per_host", &self.max_connections_per_host)
+            .field("pool_idle_timeout_ms", &self.pool_idle_timeout_ms)
+            .finish()
+    }
+}
+
 impl TryFrom<ClientConfig> for crate::ClientConfig {
     type Error = crate::SikaError;
 
@@ -79,5 +103,33 @@ impl TryFrom<ClientConfig> for crate::ClientConfig {
             core.pool_idle_timeout_ms = unsigned("pool_idle_timeout_ms", value)?;
         }
         Ok(core)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn b81_a_printed_configuration_shows_no_key_and_no_credentials() {
+        let config = ClientConfig {
+            secret_key: Arc::new(SecretKey::from("sk_test_canary_B81_key")),
+            base_url: "https://merchant:pa55word_B81@api.example.com/v1".to_owned(),
+            timeout_ms: Some(5_000),
+            connect_timeout_ms: None,
+            max_retries: None,
+            bank_cache_ttl_seconds: None,
+            user_agent_suffix: Some("shop/1.0".to_owned()),
+            proxy: Some(Arc::new(SecretUrl::from("http://proxy-user:pa55word_B81@proxy.internal:3128"))),
+            not_found_grace_ms: None,
+            max_connections_per_host: None,
+            pool_idle_timeout_ms: None,
+        };
+        let printed = config.to_string();
+        for secret in ["sk_test_canary_B81_key", "pa55word_B81", "merchant", "proxy-user"] {
+            assert!(!printed.contains(secret), "{secret} printed: {printed}");
+        }
+        assert!(printed.contains("https://[REDACTED]@api.example.com/v1"), "{printed}");
+        assert!(printed.contains("timeout_ms: Some(5000)") && printed.contains("shop/1.0"), "{printed}");
     }
 }

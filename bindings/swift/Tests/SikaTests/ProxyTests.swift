@@ -122,6 +122,23 @@ final class ProxyTests: XCTestCase {
         XCTAssertEqual(invalidField(error), "proxy")
         XCTAssertFalse(String(describing: error as Any).contains(password))
     }
+
+    /// B81: a `baseUrl` with credentials (refused when a client is made) prints them as
+    /// `[REDACTED]`: `description` is the core's printing, and `dump` shows that, not the fields.
+    func testB81ABaseUrlWithCredentialsPrintsNoneOfThem() throws {
+        let password = "pa55word_canary_B81"
+        let config = ClientConfig(
+            secretKey: SecretKey(key: canaryKey), baseUrl: "https://merchant:\(password)@api.example.com/v1",
+            timeoutMs: 5_000)
+        var dumped = ""
+        dump(config, to: &dumped)
+        for form in ["\(config)", String(describing: config), String(reflecting: config), dumped] {
+            XCTAssertFalse(form.contains(password) || form.contains("merchant:"), form)
+            XCTAssertTrue(form.contains("https://[REDACTED]@api.example.com/v1"), form)
+        }
+        let error = sikaError(blocking: { try BlockingClient(config: config) })
+        XCTAssertFalse(String(describing: error as Any).contains(password))
+    }
 }
 
 /// A proxy on loopback that records the first line of every request it receives and answers each

@@ -250,8 +250,11 @@ def _holds_objects(
         object.__setattr__(self, name, value)
 
     cls.__setattr__ = __setattr__  # type: ignore[assignment]
+    # `str()` is the dataclass's `repr()`, as for any dataclass, not the core's `Display` that
+    # UniFFI generates for Kotlin's and Swift's sake: that one lowers the fields, so a field of
+    # a wrong type would make printing the record raise.
+    printed = cls.__repr__
     for method in ("__repr__", "__str__"):
-        printed = getattr(cls, method)
 
         def hidden(self: object, _printed: typing.Any = printed) -> str:
             return _without_credentials(_printed(self))

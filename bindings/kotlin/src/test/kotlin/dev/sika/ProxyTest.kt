@@ -127,6 +127,23 @@ class ProxyTest {
         assertEquals("proxy", error.field)
         assertFalse(error.toString().contains(password), error.toString())
     }
+
+    /**
+     * B81: a `baseUrl` with credentials (refused when a client is made) prints them as
+     * `[REDACTED]`: the data class's `toString()` is the core's printing, not every field whole.
+     */
+    @Test
+    fun testB81ABaseUrlWithCredentialsPrintsNoneOfThem() {
+        val password = "pa55word_canary_B81"
+        val config = ClientConfig(SecretKey(KEY), "https://merchant:$password@api.example.com/v1", timeoutMs = 5_000)
+        for (form in listOf(config.toString(), "$config", config.copy().toString())) {
+            assertFalse(form.contains(password) || form.contains("merchant:"), form)
+            assertTrue(form.contains("https://[REDACTED]@api.example.com/v1"), form)
+            assertTrue(form.contains("5000"), "the rest of the config is shown: $form")
+        }
+        val error = assertThrows(SikaException.Configuration::class.java) { BlockingClient(config).close() }
+        assertFalse(error.toString().contains(password), error.toString())
+    }
 }
 
 /**
