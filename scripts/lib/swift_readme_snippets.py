@@ -10,7 +10,9 @@ Writes a SwiftPM package (OUT/shop) that scripts/test-swift builds with every wa
   that declares, for the names the snippet uses and does not declare, what its surroundings
   would (`client`, `reference`, `orders`, ...);
 - the full manifest in bindings/swift/README.md must be tests/swiftpm-consumer's (built and
-  run by scripts/test-swift), comments aside.
+  run by scripts/test-swift), comments aside;
+- a snippet whose first line is a comment naming a file of tests/swiftpm-consumer (a test
+  of the kit, B313) must be that file, byte for byte: the consumer package runs it.
 Sika itself is a copy of bindings/swift's sources next to the package, as `sika-swift`, the
 name the READMEs give it. `import Logging` (swift-log cannot be fetched here) finds a module
 declaring only the part of swift-log's published API the README uses.
@@ -56,6 +58,7 @@ CONTEXT: dict[str, tuple[str, tuple[str, ...]]] = {
         "let orders = Orders()",
         (),
     ),
+    "ledger": ('let ledger = try! Ledger.sqlite(path: "orders-ledger.db")', ()),
     "log": ("func log(_ message: String) { print(message) }", ()),
     "alert": ("func alert(_ message: String) { print(message) }", ()),
 }
@@ -155,7 +158,11 @@ def main(root: Path, out: Path) -> None:
     targets: list[tuple[str, str, list[str]]] = []
     for readme, line, code in snippets(root):
         where = f"{readme}:{line}"
-        if code.startswith("// swift-tools-version"):
+        shown = re.match(r"// (tests/swiftpm-consumer/\S+\.swift)\n", code)
+        if shown:
+            if (root / shown.group(1)).read_text() != code:
+                sys.exit(f"{where}: the snippet differs from {shown.group(1)}")
+        elif code.startswith("// swift-tools-version"):
             consumer = (root / "tests/swiftpm-consumer/Package.swift").read_text()
             if without_comments(code) != without_comments(consumer):
                 sys.exit(f"{where}: the manifest differs from tests/swiftpm-consumer/Package.swift")

@@ -12,7 +12,15 @@ import Sika
 /// Each control method sends the request that `sandbox_control.json` (the repository's
 /// `tests/fixtures`, one description for every language) lists, and throws
 /// `SikaSandboxError.controlCallFailed` when the sandbox answers anything but its success.
-public final class SikaSandbox {
+///
+/// `Sendable`: one sandbox can serve a whole test class (`static let sandbox = try! SikaSandbox()`,
+/// as Python's per-session fixture) and the tasks of a task group. Its answers are `Sendable`
+/// too: JSON objects as `[String: any Sendable]` (a `null` member left out), with `String`,
+/// `Bool`, `Int`, `Double`, arrays and objects as values.
+// `@unchecked`: every stored property is a constant, and the one thing that changes, the child
+// process, is stopped under `stopping`; corelibs Foundation does not declare `Process` and `Pipe`
+// `Sendable`.
+public final class SikaSandbox: @unchecked Sendable {
     /// How long the simulated customer takes to answer a charge, unless changed.
     public static let defaultConfirmAfterMs = 200
 
@@ -23,6 +31,7 @@ public final class SikaSandbox {
     private let operations: [String: ControlOperation]
     private let process: Process
     private let stdin: Pipe
+    private let stopping = NSLock()
 
     /// Starts a sandbox; `stop()` (or releasing it) stops it.
     public init() throws {
@@ -64,8 +73,10 @@ public final class SikaSandbox {
         Self.shutDown(process, stdin)
     }
 
-    /// Stops the sandbox; safe to call twice.
+    /// Stops the sandbox; safe to call twice, also from two tasks at once.
     public func stop() {
+        stopping.lock()
+        defer { stopping.unlock() }
         Self.shutDown(process, stdin)
     }
 
@@ -86,7 +97,7 @@ public final class SikaSandbox {
     @discardableResult
     public func seedTransaction(
         _ reference: String, amount: String = "10.00", currency: String = "GHS", status: String = "successful"
-    ) async throws -> [String: Any] {
+    ) async throws -> [String: any Sendable] {
         guard !reference.isEmpty, !currency.isEmpty, !status.isEmpty else {
             throw SikaSandboxError.invalidInput("reference, currency and status must not be empty")
         }
@@ -110,33 +121,40 @@ public final class SikaSandbox {
     @discardableResult
     public func addFault(
         _ path: String, kind: String, count: Int = 1, options: [String: any Sendable] = [:]
-    ) async throws -> [String: Any] {
+    ) async throws -> [String: any Sendable] {
         var fault: [String: Any] = options
         (fault["path"], fault["kind"], fault["count"]) = (path, kind, count)
         return try await object(control("add_fault", body: Self.jsonText(fault)))
     }
 
-    /// The API requests the sandbox received: method, path, query, authorized.
-    public func requests() async throws -> [[String: Any]] {
+    /// The API requests the sandbox received, oldest first: `method`, `path` (as on the wire),
+    /// `query`, `authorized`, `request_id` (the `X-Request-Id` sent), `answered_request_id`,
+    /// `in_flight`, `received_ms`, and the W3C trace context the request carried
+    /// (`traceparent`, `tracestate`; left out when it carried none).
+    public func requests() async throws -> [[String: any Sendable]] {
         try await list(control("requests"))
     }
 
     /// Where the sandbox delivers notifications: a loopback URL, or nil for nowhere.
     public func setWebhookUrl(_ url: String?) async throws {
-        try await changeSettings(["webhook_url": url.map { $0 as Any } ?? NSNull()])
+        try await settings(["webhook_url": url.map { $0 as Any } ?? NSNull()])
     }
 
     /// Changes run-time settings (`webhook_url`, `confirm_after_ms`, `webhook_repeat`,
-    /// `webhook_retry_ms`); `reset()` puts the kit's back.
+    /// `webhook_retry_ms`); `reset()` puts the kit's back. A `nil` value (`String?.none`) is
+    /// JSON's `null`.
     @discardableResult
-    public func changeSettings(_ settings: [String: Any]) async throws -> [String: Any] {
-        try await object(control("change_settings", body: Self.jsonText(settings)))
+    public func changeSettings(_ settings: [String: any Sendable]) async throws -> [String: any Sendable] {
+        try await self.settings(settings.mapValues { Self.isNil($0) ? NSNull() as Any : $0 as Any })
     }
 
     /// Delivers the `charge.success` notification of `reference` `times` times (all at once when
-    /// `concurrent`); returns each delivery's first attempt with the receiver's answer and time.
+    /// `concurrent`), for the transaction as the sandbox has it; returns once the deliveries
+    /// ended, with each delivery's first attempt, the receiver's answer and time.
     @discardableResult
-    public func trigger(_ reference: String, times: Int = 1, concurrent: Bool = false) async throws -> [[String: Any]] {
+    public func trigger(
+        _ reference: String, times: Int = 1, concurrent: Bool = false
+    ) async throws -> [[String: any Sendable]] {
         let body: [String: Any] = [
             "reference": reference, "event": "charge.success", "times": times, "concurrent": concurrent,
         ]
@@ -145,7 +163,7 @@ public final class SikaSandbox {
 
     /// Every webhook delivery attempt, oldest first: reference, event, url, http_status,
     /// delivered, delivery_id, attempt, sent_at, duration_ms.
-    public func deliveries() async throws -> [[String: Any]] {
+    public func deliveries() async throws -> [[String: any Sendable]] {
         try await list(control("webhooks"))
     }
 
@@ -153,13 +171,18 @@ public final class SikaSandbox {
     /// (no webhook URL, no retries, one delivery per notification).
     public func reset() async throws {
         try await control("reset")
-        try await changeSettings([
+        try await settings([
             "webhook_url": NSNull(), "confirm_after_ms": Self.defaultConfirmAfterMs, "webhook_repeat": 1,
             "webhook_retry_ms": [Int](),
         ])
     }
 
     // MARK: the control API, as sandbox_control.json lists it
+
+    @discardableResult
+    private func settings(_ settings: [String: Any]) async throws -> [String: any Sendable] {
+        try await object(control("change_settings", body: Self.jsonText(settings)))
+    }
 
     @discardableResult
     private func control(_ operation: String, reference: String? = nil, body: String? = nil) async throws -> Data {
@@ -199,16 +222,28 @@ public final class SikaSandbox {
         return data
     }
 
-    private func content(_ data: Data) throws -> Any? {
-        (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["data"]
+    /// The answer's `data`.
+    private func content(_ data: Data) throws -> ControlAnswer? {
+        guard case .object(let members) = try JSONDecoder().decode(ControlAnswer.self, from: data) else { return nil }
+        return members["data"]
     }
 
-    private func object(_ data: Data) throws -> [String: Any] {
-        try content(data) as? [String: Any] ?? [:]
+    private func object(_ data: Data) throws -> [String: any Sendable] {
+        guard case .object(let members)? = try content(data) else { return [:] }
+        return members.compactMapValues { $0.value }
     }
 
-    private func list(_ data: Data) throws -> [[String: Any]] {
-        try content(data) as? [[String: Any]] ?? []
+    private func list(_ data: Data) throws -> [[String: any Sendable]] {
+        guard case .array(let items)? = try content(data) else { return [] }
+        return items.compactMap { item in
+            guard case .object(let members) = item else { return nil }
+            return members.compactMapValues { $0.value }
+        }
+    }
+
+    private static func isNil(_ value: any Sendable) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
     }
 
     private static func jsonText(_ value: [String: Any]) throws -> String {
@@ -254,6 +289,51 @@ public enum SikaSandboxError: Error {
     case didNotStart(String)
     case invalidInput(String)
     case controlCallFailed(String)
+}
+
+/// A JSON value of a control answer, read by `JSONDecoder` (which tells `true` from `1`, as
+/// `JSONSerialization`'s `NSNumber` does not on every platform).
+private enum ControlAnswer: Decodable {
+    case null
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+    case string(String)
+    case array([ControlAnswer])
+    case object([String: ControlAnswer])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([ControlAnswer].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: ControlAnswer].self))
+        }
+    }
+
+    /// As plain Swift values; `nil` for `null` (an object leaves such a member out; in an
+    /// array it is `String?.none`).
+    var value: (any Sendable)? {
+        switch self {
+        case .null: nil
+        case .bool(let value): value
+        case .integer(let value): value
+        case .number(let value): value
+        case .string(let value): value
+        case .array(let items): items.map { $0.value ?? (String?.none as any Sendable) }
+        case .object(let members): members.compactMapValues { $0.value }
+        }
+    }
 }
 
 private struct ControlTable: Decodable {

@@ -101,7 +101,7 @@ final class CancelledChargesTests: XCTestCase {
         let canceller = Thread { usleep(1_000_000); task.cancel() }
         canceller.start()
         let holders = (0..<(2 * ProcessInfo.processInfo.activeProcessorCount)).map { _ in
-            Task.detached { usleep(1_500_000) }
+            Task.detached { _ = usleep(1_500_000) }
         }
         for holder in holders { await holder.value }
         let outcome = await task.value

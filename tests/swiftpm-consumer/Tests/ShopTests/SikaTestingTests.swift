@@ -55,4 +55,53 @@ final class SikaTestingTests: XCTestCase {
         } catch SikaError.TransactionNotFound {
         }
     }
+
+    /// B314: the receiver records each delivery (path, headers, body, status) before answering
+    /// it, answers a handler that throws 500 with the error recorded, and its count catches a
+    /// handler that is not idempotent (three deliveries, three shipments); the control answers
+    /// are `Sendable` (`[String: any Sendable]`) and a `nil` setting is JSON's `null`.
+    func testB314TheReceiverRecordsEachDeliveryAndCountsShipments() async throws {
+        let sandbox = try SikaSandbox()
+        defer { sandbox.stop() }
+        let client = try sandbox.client()
+        let shipments = Shipments()
+        let order = ExpectedPayment(amount: "25.50", currency: "GHS")
+        // Not idempotent: the plain client decides each delivery on its own.
+        let receiver = try SikaWebhookReceiver { body in
+            let decision = try await client.handleWebhook(body: body, expected: order)
+            if case .fulfil(let transaction) = decision { await shipments.ship(transaction.txRef) }
+            return Int(decision.httpStatus())
+        }
+        defer { receiver.stop() }
+        try await sandbox.setWebhookUrl(receiver.url)
+        try await sandbox.seedTransaction("ORDER-31", amount: "25.50", currency: "GHS")
+        let answered: [[String: any Sendable]] = try await sandbox.trigger("ORDER-31", times: 3, concurrent: true)
+        XCTAssertEqual(answered.compactMap { $0["http_status"] as? Int }, [200, 200, 200])
+        let shipped = await shipments.references
+        XCTAssertEqual(shipped, ["ORDER-31", "ORDER-31", "ORDER-31"], "the count catches it")
+        XCTAssertEqual(receiver.deliveries.count, 3)
+        for delivery in receiver.deliveries {
+            XCTAssertEqual(delivery.path, "/webhooks/sika")
+            XCTAssertEqual(delivery.status, 200)
+            XCTAssertNil(delivery.error)
+            XCTAssertEqual(delivery.headers["content-type"], "application/json")
+            XCTAssertTrue(String(decoding: delivery.body, as: UTF8.self).contains("ORDER-31"))
+        }
+
+        receiver.handler = { _ in throw CocoaError(.fileNoSuchFile) }
+        let failed = try await sandbox.trigger("ORDER-31")
+        XCTAssertEqual(failed.first?["http_status"] as? Int, 500)
+        let last = try XCTUnwrap(receiver.deliveries.last)
+        XCTAssertEqual(last.status, 500)
+        XCTAssertTrue(last.error?.contains("CocoaError") ?? false, "\(String(describing: last.error))")
+
+        let settings = try await sandbox.changeSettings(["webhook_url": String?.none, "webhook_repeat": 2])
+        XCTAssertNil(settings["webhook_url"], "null: left out")
+        XCTAssertEqual(settings["webhook_repeat"] as? Int, 2)
+        do {
+            try await sandbox.trigger("ORDER-31")
+            XCTFail("delivered with no webhook URL")
+        } catch SikaSandboxError.controlCallFailed {
+        }
+    }
 }
