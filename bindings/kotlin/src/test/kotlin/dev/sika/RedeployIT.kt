@@ -55,9 +55,18 @@ class RedeployIT {
         file.takeIf { sika }
     }.toSet()
 
+    /** The names of this process's OS threads now (`/proc/self/task/<id>/comm`). */
+    private fun threadNames(): List<String> = File("/proc/self/task").listFiles().orEmpty().map { task ->
+        runCatching { File(task, "comm").readText().trim() }.getOrDefault("")
+    }
+
     /** The SDK's own threads now: its runtime's workers and its logging thread, of every copy. */
-    private fun sdkThreads(): Int = File("/proc/self/task").listFiles().orEmpty().count { task ->
-        runCatching { File(task, "comm").readText().trim() }.getOrDefault("").startsWith("sika-")
+    private fun sdkThreads(): Int = threadNames().count { it.startsWith("sika-") }
+
+    /** The thread names in [after] that [before] did not have (each name counted). */
+    private fun added(before: List<String>, after: List<String>): List<String> {
+        val left = before.groupingBy { it }.eachCount().toMutableMap()
+        return after.filter { name -> (left[name] ?: 0).let { if (it > 0) { left[name] = it - 1; false } else true } }.sorted()
     }
 
     /** One deployment: a client made, a verification against the sandbox, the client closed. */
@@ -117,13 +126,16 @@ class RedeployIT {
         val copiesBefore = mappedCopies()
         val threadsBefore = sdkThreads()
         val threadsAfter = mutableListOf<Int>()
+        val addedByDeployment = mutableListOf<List<String>>()
         val output = capturingStandardOutput {
             repeat(6) {
+                val namesBefore = threadNames()
                 URLClassLoader(urls(listOf(jar.path) + runtimeClasspath + logback), ClassLoader.getPlatformClassLoader()).use { deployment ->
                     deploy(deployment, sandbox)
                 }
                 settle()
                 threadsAfter.add(sdkThreads())
+                addedByDeployment.add(added(namesBefore, threadNames()))
             }
         }
         val warnings = output.lines().filter { it.contains(" WARN ") && it.contains("class loaders in this JVM") }
@@ -135,5 +147,16 @@ class RedeployIT {
         }
         val added = mappedCopies() - copiesBefore
         println("B190 a loader each: 6 deployments added ${added.size} mapped copies; the SDK's threads $threadsBefore before, after each: $threadsAfter")
+        println("B190 a loader each: the OS threads each deployment left: $addedByDeployment")
+        // The README's figures: each copy keeps its runtime's two workers and its logging thread,
+        // and the loader's own copies of the libraries the jar brings add the rest (issue 47
+        // item 9: 7 threads a redeploy in all, measured): UniFFI's `java.lang.ref.Cleaner`
+        // (`Cleaner-N`), JNA's cleaner, and kotlinx-coroutines' Default dispatcher's workers.
+        val libraries = listOf("Cleaner-", "JNA Cleaner", "DefaultDispatch")
+        for (names in addedByDeployment) {
+            assertEquals(listOf("sika-log", "sika-runtime", "sika-runtime"), names.filter { it.startsWith("sika-") }, "$names")
+            val others = names.filterNot { it.startsWith("sika-") }
+            assertTrue(others.all { name -> libraries.any { name.startsWith(it) } }, "a thread the README does not name: $names")
+        }
     }
 }
