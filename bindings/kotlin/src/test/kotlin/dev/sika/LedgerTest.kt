@@ -361,7 +361,6 @@ class LedgerTest {
             hanging.blockingClient().use { client ->
                 hanging.seedTransaction(transactionObject(reference, "successful", "100.10"))
                 ledger.expect(reference, order)
-                val baseline = hanging.openConnections()
                 hanging.fault("/transaction/verify", "hang", 1, JsonObject(emptyMap()))
                 var outcome: Result<LedgerDecision>? = null
                 var flagAfter = false
@@ -369,8 +368,10 @@ class LedgerTest {
                     outcome = runCatching { ledger.settle(client, reference) }
                     flagAfter = Thread.currentThread().isInterrupted
                 }
-                val open = pollUntil(5_000, hanging::openConnections) { it > baseline }
-                assertTrue(open > baseline, "the settle should be waiting on the service")
+                // The service must have the verify before the interrupt (not just a connection):
+                // otherwise the hang would be left for the settle after it.
+                val received = pollUntil(5_000, hanging::verifies) { it == 1 }
+                assertEquals(1, received, "the settle should be waiting on the service")
                 caller.interrupt()
                 caller.join(5_000)
                 assertFalse(caller.isAlive, "the interrupted call did not end within 5 s")

@@ -78,6 +78,10 @@ fun outcomeKind(result: Result<*>): String = result.fold(
     onFailure = { error -> if (error is SikaException) error::class.simpleName!! else throw error },
 )
 
+/** The verify requests this sandbox has received; it logs a request before applying any fault. */
+fun Sandbox.verifies(): Int =
+    requests().count { it["path"]!!.jsonPrimitive.content.startsWith("/transaction/verify") }
+
 /** Polls [read] every 50 ms until [done] holds or [limitMs] passes; returns the last value read. */
 suspend fun <T> pollUntil(limitMs: Long, read: () -> T, done: (T) -> Boolean): T {
     val deadline = System.nanoTime() + limitMs * 1_000_000
