@@ -431,7 +431,7 @@ impl Stub<'_> {
             self.fields(2, &variant.fields)?;
             // Positional or keyword, as generated; the last optional ones default to None
             // (sika/_runtime/errors.py, from `ERROR_DEFAULTS`).
-            let defaulted = trailing_optional(&variant.fields);
+            let defaulted = crate::error_defaults::trailing_optional(&variant.fields);
             let mut parameters = String::new();
             for (index, field) in variant.fields.iter().enumerate() {
                 let default = if index >= variant.fields.len() - defaulted { " = ..." } else { "" };
@@ -631,13 +631,6 @@ fn variant_unions(namespace: &Namespace) -> BTreeMap<String, Vec<String>> {
 /// `LedgerDecision_FULFIL`, in capitals, so none can be named so).
 pub fn union_alias(name: &str) -> String {
     format!("{name}_Variants")
-}
-
-/// How many of an error variant's last fields are optional (`Option<T>`): its constructor
-/// defaults them to None (meta.rs `ERROR_DEFAULTS`, the runtime's errors.py). UniFFI 0.32
-/// refuses `#[uniffi(default = ...)]` on an error's fields, so the rule is the type's.
-pub fn trailing_optional(fields: &[Field]) -> usize {
-    fields.iter().rev().take_while(|field| matches!(field.ty.ty, Type::Optional { .. })).count()
 }
 
 /// The module-level class that `Enum.VARIANT` names for checkers.

@@ -85,3 +85,53 @@ fn closing_paren(text: &str, open: usize) -> Option<usize> {
     }
     None
 }
+
+/// Where a generated error variant's declaration is: it starts at `start` (the first after the
+/// error's own declaration, `error`) and its fields end at the first `end` after that.
+struct VariantDeclaration {
+    error: String,
+    start: String,
+    end: &'static str,
+}
+
+/// Gives each of `fields` the default `default` after its optional type (`T?`, the last of
+/// the declaration's text `prefix(field)` starts) in the variant's generated declaration.
+/// Each field's declaration must be there exactly once and optional: the shape check.
+fn default_fields(
+    text: &str,
+    declaration: &VariantDeclaration,
+    fields: &[String],
+    prefix: impl Fn(&str) -> String,
+    default: &str,
+) -> Result<String, String> {
+    let what = &declaration.start.trim();
+    let error = text.find(&declaration.error).ok_or_else(|| format!("no `{}`", declaration.error.trim()))?;
+    let start = error + text[error..].find(&declaration.start).ok_or_else(|| format!("no `{what}`"))?;
+    let end = start + text[start..].find(declaration.end).ok_or_else(|| format!("`{what}` does not end"))?;
+    let mut insertions = Vec::new();
+    for field in fields {
+        let prefix = prefix(field);
+        let span = &text[start..end];
+        let found: Vec<usize> = span
+            .match_indices(&prefix)
+            .map(|(at, _)| at)
+            .filter(|&at| !span[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+            .collect();
+        let [at] = found.as_slice() else {
+            return Err(format!("expected one `{prefix}` in `{what}`, found {}", found.len()));
+        };
+        let type_start = start + at + prefix.len();
+        let type_end = type_start + text[type_start..end].find([',', '\n']).unwrap_or(end - type_start);
+        let type_text = text[type_start..type_end].trim_end();
+        if !type_text.ends_with('?') {
+            return Err(format!("`{prefix}` in `{what}` is `{type_text}`, not optional"));
+        }
+        insertions.push(type_start + type_text.len());
+    }
+    let mut patched = text.to_owned();
+    insertions.sort_unstable();
+    for at in insertions.into_iter().rev() {
+        patched.insert_str(at, default);
+    }
+    Ok(patched)
+}

@@ -178,28 +178,21 @@ fn object_of(ty: &Type) -> Option<(&str, bool)> {
     }
 }
 
-/// The `ERROR_DEFAULTS` lines of an error: each variant's last fields that are optional
-/// (`Option<T>`: `request_id`, `retry_after_seconds`), which the constructor then defaults to
-/// None. UniFFI 0.32 refuses `#[uniffi(default = ...)]` on an error's fields ("attribute
-/// arguments are not currently recognized in this position"), so the rule is the type's:
-/// optional and at the end (Python's defaults are trailing).
+/// The `ERROR_DEFAULTS` lines of an error: its variants' defaulted fields
+/// (`crate::error_defaults`), which the constructor then defaults to None.
 fn defaulted_error_fields(error: &Enum) -> Result<Vec<String>, String> {
-    let mut lines = Vec::new();
-    for variant in &error.variants {
-        let variant_name = python::type_name(&variant.name);
-        let first = variant.fields.len() - crate::python_stub::trailing_optional(&variant.fields);
-        let defaulted: Vec<String> =
-            variant.fields[first..].iter().map(|field| python::var_name(&field.name)).collect();
-        if !defaulted.is_empty() {
-            lines.push(format!(
+    crate::error_defaults::of_error(error)
+        .iter()
+        .map(|defaulted| {
+            let fields: Vec<String> = defaulted.fields.iter().map(|field| python::var_name(field)).collect();
+            Ok(format!(
                 "    ({}, {}): {},\n",
-                string(&python::type_name(&error.name))?,
-                string(&variant_name)?,
-                tuple(&defaulted)?
-            ));
-        }
-    }
-    Ok(lines)
+                string(&python::type_name(defaulted.error))?,
+                string(&python::type_name(defaulted.variant))?,
+                tuple(&fields)?
+            ))
+        })
+        .collect()
 }
 
 /// The functions that never wait, so they keep the GIL (ADR 0032, 0033), by this rule:

@@ -6,6 +6,7 @@ mod charge_cancellations;
 mod closed_objects;
 mod completable_futures;
 mod default_overloads;
+mod error_defaults;
 mod error_messages;
 mod functions_object;
 mod jackson_module;
@@ -17,8 +18,11 @@ mod slf4j_logging;
 
 use std::path::Path;
 
-pub fn patch(text: String, _library: Option<&Path>) -> Result<String, String> {
+pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
+    let library = library.ok_or("the errors' defaults come from the library's metadata: no library given")?;
+    let namespace = crate::python_stub::interface(library)?;
     let text = error_messages::patch(text)?;
+    let text = error_defaults::patch(text, &crate::error_defaults::of_namespace(&namespace))?;
     let text = java_annotations::patch(text)?;
     let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
