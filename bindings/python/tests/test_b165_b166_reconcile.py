@@ -6,7 +6,8 @@ B165: paid, pending and failed payments: the paid ones are `ready` (a run claims
 the pending ones are checked again by the second run, the failed ones are not; a payment whose
 check failed (a 503 on a client without retries) is in `failures` with its request id, and the
 next run checks it. B166: `limit` 0 or a negative setting is `InvalidInput` naming it, with
-nothing sent; a payment younger than `older_than_ms` is not checked."""
+nothing sent; a payment younger than `older_than_ms` is not checked. B315: a failure carries the
+typed error (`error`), whose text and request id are its `reason` and `request_id`."""
 
 from __future__ import annotations
 
@@ -99,3 +100,18 @@ def test_b166_reconcile_refuses_bad_options_with_nothing_sent(open_ledger, sandb
     young = ledger.reconcile(client)  # the default: a minute old at least
     assert (young.checked, young.failures) == ([], [])
     assert sandbox.requests() == []
+
+
+def test_b315_a_reconcile_failure_carries_the_typed_error(open_ledger, sandbox):
+    client = sandbox.blocking_client(max_retries=0)
+    ledger = open_ledger()
+    sandbox.seed_transaction(transaction_object("B315-PAID", "successful", "25.50"))
+    ledger.expect("B315-PAID", ORDER)
+    sandbox.fault("/transaction/verify", "status", count=1, status=503)
+
+    (failure,) = ledger.reconcile(client, DUE_NOW).failures
+    # Before issue 47 only the text: a job had to parse "503" out of `reason`.
+    error = failure.error
+    assert isinstance(error, sika.SikaError.Api) and error.http_status == 503, repr(error)
+    assert error.request_id == failure.request_id and error.request_id
+    assert str(error) == failure.reason

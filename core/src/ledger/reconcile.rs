@@ -90,6 +90,9 @@ pub struct ReconcileFailure {
     pub reason: String,
     /// The request id to quote to support, when a request preceded the error.
     pub request_id: Option<String>,
+    /// The error itself, typed: decide by its kind (`RateLimited`, `Timeout`, `Storage`, ...),
+    /// never by `reason`'s text, which is for people.
+    pub error: SikaError,
 }
 
 /// What a reconciliation run did.
@@ -156,6 +159,7 @@ impl Ledger {
                     reason: error.to_string(),
                     request_id: error.request_id().map(str::to_owned),
                     reference,
+                    error,
                 }),
             }
         }

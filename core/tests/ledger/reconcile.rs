@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use sika_core::Client;
 use sika_core::ledger::{Claim, EventKind, Ledger, LedgerDecision, ReconcileOptions, ReconcileReport, SqliteOptions};
+use sika_core::{Client, SikaError};
 
 use super::support::{Sandbox, poll_until};
 use super::{Backend, Db, LONG_LEASE_MS, claim_of, notification, order, seed};
@@ -98,6 +98,16 @@ async fn b165_reconcile_checks_every_open_payment_once_within_its_concurrency(ba
     );
     for failure in &first.failures {
         assert!(failure.request_id.is_some(), "{failure:?}");
+        // The typed error, not only its text: a 503 (or a 429 past its tries), whose text and
+        // request id are the failure's.
+        assert!(
+            matches!(failure.error, SikaError::Api { http_status: 503, .. } | SikaError::RateLimited { .. }),
+            "{failure:?}"
+        );
+        assert_eq!(
+            (failure.error.to_string(), failure.error.request_id()),
+            (failure.reason.clone(), failure.request_id.as_deref())
+        );
     }
     let log = verifies(&sandbox);
     let most = log.iter().filter_map(|r| r["in_flight"].as_u64()).max().expect("in_flight logged");
@@ -229,7 +239,8 @@ async fn b169_reconcile_survives_the_database_stopping_mid_run(backend: Backend)
     assert!(checked.len() >= 2, "the two checks before the stop were decided: {first:?}");
     assert!(failed.len() >= 2, "the checks waiting on the service when it stopped failed: {first:?}");
     for failure in &first.failures {
-        assert!(failure.reason.starts_with("ledger storage error"), "a Storage failure: {failure:?}");
+        assert!(matches!(failure.error, SikaError::Storage { .. }), "a Storage failure: {failure:?}");
+        assert!(failure.reason.starts_with("ledger storage error"), "{failure:?}");
         if backend == Backend::Sqlite {
             assert!(failure.reason.contains("locked"), "{failure:?}");
         }

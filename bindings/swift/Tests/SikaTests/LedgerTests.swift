@@ -114,6 +114,25 @@ final class LedgerTests: XCTestCase {
         guard case .alreadyFulfilled = after else { return XCTFail("\(after)") }
     }
 
+    /// B315: a reconcile failure carries the typed error, whose text and request id it repeats.
+    func testB315AReconcileFailureCarriesTheTypedError() async throws {
+        var config = sandbox.config()
+        config.maxRetries = 0
+        let client = try Client(config: config)
+        let ledger = try Ledger.sqlite(path: directory.appendingPathComponent("b315.db").path)
+        try await sandbox.seedTransaction(try transactionObject(reference: "B315-SW", status: "successful", amount: "100.10"))
+        try await ledger.expect(reference: "B315-SW", expected: ExpectedPayment(amount: Amount("100.10"), currency: "GHS"))
+        try await sandbox.addFault("/transaction/verify", kind: "status", options: ["status": 503])
+        let report = try await ledger.reconcile(client: client, options: ReconcileOptions(olderThanMs: 0))
+        XCTAssertEqual(report.failures.count, 1, "\(report)")
+        let failure = try XCTUnwrap(report.failures.first)
+        // Before issue 47 only the text: a job had to parse "503" out of `reason`.
+        guard case .Api(503, _, let requestId) = failure.error else { return XCTFail("\(failure.error)") }
+        XCTAssertNotNil(requestId)
+        XCTAssertEqual(requestId, failure.requestId)
+        XCTAssertEqual(failure.error.message(), failure.reason)
+    }
+
     func testB165ReconcileFulfilsEachPaidPaymentOnce() async throws {
         let client = try sandbox.client()
         let ledger = try Ledger.sqlite(path: directory.appendingPathComponent("reconcile.db").path)

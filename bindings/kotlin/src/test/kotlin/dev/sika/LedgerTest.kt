@@ -10,6 +10,7 @@ import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -150,6 +151,24 @@ class LedgerTest {
         assertEquals(2L, second.offer)
         ledger.fulfil(second) {}
         assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, other.settle(client, "B219-KT"))
+    }
+
+    /** B315: a reconcile failure carries the typed error, whose text and request id it repeats. */
+    @Test
+    fun testB315AReconcileFailureCarriesTheTypedError() = runBlocking<Unit> {
+        Client(sandbox.config().copy(maxRetries = 0)).use { client ->
+            val ledger = Ledger.sqlite(dir.resolve("b315.db").path)
+            sandbox.seedTransaction(transactionObject("B315-KT", "successful", "100.10"))
+            ledger.expect("B315-KT", order)
+            sandbox.fault("/transaction/verify", "status", 1, JsonObject(mapOf("status" to JsonPrimitive(503))))
+            val failure = ledger.reconcile(client, ReconcileOptions(olderThanMs = 0L)).failures.single()
+            // Before issue 47 only the text: a job had to parse "503" out of `reason`.
+            val error = assertInstanceOf(SikaException.Api::class.java, failure.error)
+            assertEquals(503, error.httpStatus)
+            assertEquals(failure.requestId, error.requestId)
+            assertNotNull(error.requestId)
+            assertEquals(failure.reason, error.message)
+        }
     }
 
     /**
