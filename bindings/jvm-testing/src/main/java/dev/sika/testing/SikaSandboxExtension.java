@@ -1,5 +1,7 @@
 package dev.sika.testing;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.AnnotatedElement;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -10,7 +12,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * A JUnit 5 extension that gives a test a {@link SikaSandbox}.
+ * A JUnit 5 extension that gives a test a {@link SikaSandbox}, and a {@link SikaWebhookReceiver}
+ * (the merchant's endpoint, one per test or class that asks, stopped after it).
  *
  * <ul>
  *   <li>Tests run one at a time (JUnit's default): one sandbox for the whole test run (kept in the
@@ -90,11 +93,29 @@ public final class SikaSandboxExtension implements BeforeEachCallback, Parameter
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        return parameter.getParameter().getType() == SikaSandbox.class;
+        Class<?> type = parameter.getParameter().getType();
+        return type == SikaSandbox.class || type == SikaWebhookReceiver.class;
     }
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        if (parameter.getParameter().getType() == SikaWebhookReceiver.class) {
+            return receiver(context);
+        }
         return sandbox(context);
+    }
+
+    /** The receiver of the test (or class) that asked: started for it, closed when it ends. */
+    private static SikaWebhookReceiver receiver(ExtensionContext context) {
+        return context.getStore(NAMESPACE).getOrComputeIfAbsent(
+                SikaWebhookReceiver.class.getName() + " " + context.getUniqueId(),
+                key -> {
+                    try {
+                        return SikaWebhookReceiver.start();
+                    } catch (IOException failure) {
+                        throw new UncheckedIOException("the webhook receiver could not listen on loopback", failure);
+                    }
+                },
+                SikaWebhookReceiver.class);
     }
 }

@@ -5,14 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sika.BlockingClient;
 import dev.sika.ExpectedPayment;
 import dev.sika.PaymentCheck;
 import dev.sika.SikaException;
-import java.io.IOException;
 import java.math.BigDecimal;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,6 +46,7 @@ final class ExtensionCases {
     static final AtomicReference<SikaSandbox> FIRST_SHARED = new AtomicReference<>();
 
     static void reset() {
+        WebhooksCases.RECEIVERS.clear();
         FIRST_SHARED.set(null);
         RUNNING.set(0);
         MOST_AT_ONCE.set(0);
@@ -117,32 +115,28 @@ final class ExtensionCases {
         }
     }
 
-    /** The test's webhook URL and its deliveries: its own receiver gets its own notification. */
+    /**
+     * The test's webhook URL and its deliveries: its own receiver (the extension's parameter, one
+     * per test) gets its own notification.
+     */
     @ExtendWith(SikaSandboxExtension.class)
     static class WebhooksCases extends Counted {
+        /** Each test's receiver, by its URL: none is given to two tests. */
+        static final Set<String> RECEIVERS = ConcurrentHashMap.newKeySet();
+
         @RepeatedTest(4)
-        void aDeliveryReachesTheTestsOwnReceiver(SikaSandbox sandbox, RepetitionInfo repetition) throws IOException {
+        void aDeliveryReachesTheTestsOwnReceiver(SikaSandbox sandbox, SikaWebhookReceiver receiver, RepetitionInfo repetition) {
             given(sandbox, repetition, "webhooks");
+            assertTrue(RECEIVERS.add(receiver.url()), "a receiver given to two tests: " + receiver.url());
             String reference = "HOOK-" + repetition.getCurrentRepetition();
-            AtomicReference<String> received = new AtomicReference<>();
-            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-            server.createContext("/webhooks/sika", exchange -> {
-                received.set(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-                exchange.sendResponseHeaders(200, -1);
-                exchange.close();
-            });
-            server.start();
-            try {
-                sandbox.seedTransaction(reference, new BigDecimal("10.00"), "GHS", "successful");
-                sandbox.setWebhookUrl("http://127.0.0.1:" + server.getAddress().getPort() + "/webhooks/sika");
-                pause();
-                List<Map<String, Object>> sent = sandbox.trigger(reference, 1, false);
-                assertEquals(200, ((Number) sent.get(0).get("http_status")).intValue(), String.valueOf(sent));
-                assertTrue(received.get() != null && received.get().contains(reference), received.get());
-                assertEquals(List.of(reference), sandbox.deliveries().stream().map(d -> d.get("reference")).toList());
-            } finally {
-                server.stop(0);
-            }
+            sandbox.seedTransaction(reference, new BigDecimal("10.00"), "GHS", "successful");
+            sandbox.setWebhookUrl(receiver.url());
+            pause();
+            List<Map<String, Object>> sent = sandbox.trigger(reference, 1, false);
+            assertEquals(200, ((Number) sent.get(0).get("http_status")).intValue(), String.valueOf(sent));
+            assertEquals(1, receiver.deliveries().size(), String.valueOf(receiver.deliveries()));
+            assertTrue(receiver.deliveries().get(0).text().contains(reference), receiver.deliveries().get(0).text());
+            assertEquals(List.of(reference), sandbox.deliveries().stream().map(d -> d.get("reference")).toList());
         }
     }
 
