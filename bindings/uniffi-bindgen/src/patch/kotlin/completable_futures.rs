@@ -121,6 +121,15 @@ impl<'a> SuspendMethod<'a> {
         Ok(Self { name, parameters, names, result })
     }
 
+    /// Whether the method makes a charge: it takes a `ChargeRequest`.
+    fn charges(&self) -> bool {
+        split_top_level(self.parameters).into_iter().any(|parameter| {
+            parameter.split_once("`:").is_some_and(|(_, declared)| {
+                declared.split_once(" = ").map_or(declared, |(kind, _)| kind).trim() == "ChargeRequest"
+            })
+        })
+    }
+
     fn twin(&self) -> String {
         let arguments: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
         let call = format!("`{}`({})", self.name, arguments.join(", "));
@@ -130,8 +139,11 @@ impl<'a> SuspendMethod<'a> {
             result => (result.to_owned(), call),
         };
         let overloads = if self.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
+        // A cancelled charge's future waits for its call's end as long as its outcome needs; any
+        // other call's, a short grace (Parking.kt, ADR 0094).
+        let future = if self.charges() { "sikaFuture(charge = true)" } else { "sikaFuture" };
         format!(
-            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call. The call starts on the calling\n     * thread, whose OpenTelemetry context is its trace parent.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        sikaFuture {{ {body} }}\n\n",
+            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call. The call starts on the calling\n     * thread, whose OpenTelemetry context is its trace parent.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        {future} {{ {body} }}\n\n",
             name = self.name,
             parameters = self.parameters,
         )
@@ -175,6 +187,9 @@ mod tests {
         assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaFuture { `ping`(); null }\n"), "{twin}");
         assert!(!twin.contains("@JvmOverloads"));
         assert!(SuspendMethod::parse("find(a: Int): Int").is_err());
+        // A charge's future is told so: its cancellation waits for the charge's outcome.
+        let twin = SuspendMethod::parse("`initiateCharge`(`request`: ChargeRequest): ChargeResponse").unwrap().twin();
+        assert!(twin.contains("        sikaFuture(charge = true) { `initiateCharge`(`request`) }\n"), "{twin}");
     }
 
     #[test]

@@ -24,13 +24,14 @@ internal val sikaCalls = CoroutineScope(SupervisorJob() + Dispatchers.Default)
  * [parkUntilDone]: the call starts on the calling thread, up to its first wait, so what the core
  * reads at a call's start is the caller's (the host tracer's parent: the caller's OpenTelemetry
  * context, `Context.current()`, B263); it then completes on [sikaCalls]. Cancelling the future
- * cancels the call and returns once it has ended (its connection closed): the future's
+ * cancels the call and returns once it has ended (its connection closed), waiting at most
+ * [CANCEL_GRACE_MS], or for a [charge] [CHARGE_END_WAIT_MS]: the future's
  * [java.util.concurrent.CancellationException] then has a charge's
- * [SikaException.ChargeOutcomeUnknown] as its cause when the charge may have been sent (ADR 0082).
- * Completed in any other way (`complete`, `orTimeout`), the future cancels the call too.
+ * [SikaException.ChargeOutcomeUnknown] as its cause when the charge may have been sent (ADR 0082,
+ * ADR 0094). Completed in any other way (`complete`, `orTimeout`), the future cancels the call too.
  */
-internal fun <T> sikaFuture(call: suspend CoroutineScope.() -> T): CompletableFuture<T> {
-    val future = SikaCallFuture<T>()
+internal fun <T> sikaFuture(charge: Boolean = false, call: suspend CoroutineScope.() -> T): CompletableFuture<T> {
+    val future = SikaCallFuture<T>(if (charge) CHARGE_END_WAIT_MS else CANCEL_GRACE_MS)
     future.job = sikaCalls.launch(start = CoroutineStart.UNDISPATCHED) {
         try {
             future.complete(call())
@@ -42,8 +43,8 @@ internal fun <T> sikaFuture(call: suspend CoroutineScope.() -> T): CompletableFu
     return future
 }
 
-/** The future of an `...Async` twin: [cancel] cancels its call and waits for its end. */
-private class SikaCallFuture<T> : CompletableFuture<T>() {
+/** The future of an `...Async` twin: [cancel] cancels its call and waits for its end, at most [endWaitMs]. */
+private class SikaCallFuture<T>(private val endWaitMs: Long) : CompletableFuture<T>() {
     @Volatile var job: Job? = null
 
     /** What the call ended with once [cancel] cancelled it (its charge's outcome is the cause). */
@@ -59,9 +60,9 @@ private class SikaCallFuture<T> : CompletableFuture<T>() {
         val job = job ?: return super.cancel(mayInterruptIfRunning)
         if (isDone) return false
         cancelling = true
-        // Not told whether the call is a charge: it waits as long as one would for its end, so
-        // a charge's outcome, when it may have been sent, is the cause.
-        awaitEnd(job, CHARGE_END_WAIT_MS)
+        // A charge waits as long as its outcome needs (the cause, when it may have been sent); a
+        // read only a grace, so a caller cancelling it on a loaded machine is not held 30 s.
+        awaitEnd(job, endWaitMs)
         val unknown = cancelledWith?.let(::chargeOutcomeIn)
         val cancelled = java.util.concurrent.CancellationException(
             if (unknown != null) "the call was cancelled after its charge may have reached the service" else "the call was cancelled",

@@ -1,5 +1,8 @@
 package dev.sika
 
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.TimeoutCancellationException
@@ -123,4 +126,46 @@ class CancellationTest {
     /** A long wait (60 s) whose first check comes at once, so that it is what hangs. */
     private fun quick(cancellation: Cancellation? = null) =
         AwaitOptions(initialDelayMs = 10, intervalMs = 50, maxIntervalMs = 200, timeoutMs = 60_000, cancellation = cancellation)
+
+    /**
+     * B318: a Java future of a read, cancelled while its call's end is held up ([Dispatchers.Default],
+     * where the Rust future is dropped, all busy, as on a loaded machine), returns from `cancel`
+     * after the read's grace (2 s), not the 30 s a charge's waits for its outcome (before, every
+     * future waited as a charge: `cancel` returned only once the dispatcher was free).
+     */
+    @Test
+    fun testB318CancellingAReadsFutureWaitsOnlyItsGraceForTheCallsEnd() {
+        Sandbox().use { sandbox ->
+            sandbox.client().use { client ->
+                sandbox.fault("/transaction/verify", "hang", 1, hang)
+                val future = client.verifyTransactionAsync("B318-HANG")
+                runBlocking { pollUntil(5_000, sandbox::verifies) { it == 1 } }
+                val release = CountDownLatch(1)
+                val threads = Runtime.getRuntime().availableProcessors().coerceAtLeast(2)
+                val busy = CountDownLatch(threads)
+                val holders = (0 until threads * 2).map {
+                    CoroutineScope(Dispatchers.Default).launch {
+                        busy.countDown()
+                        release.await(HELD_MS, TimeUnit.MILLISECONDS)
+                    }
+                }
+                try {
+                    assertTrue(busy.await(5, TimeUnit.SECONDS), "Dispatchers.Default's threads did not all start")
+                    val cancelledAt = System.nanoTime()
+                    assertTrue(future.cancel(true))
+                    val elapsedMs = (System.nanoTime() - cancelledAt) / 1_000_000
+                    assertTrue(future.isCancelled)
+                    // The dispatcher stays held for HELD_MS: returning well before it is the behaviour.
+                    assertTrue(elapsedMs < HELD_MS / 2, "cancel returned after $elapsedMs ms, the dispatcher held $HELD_MS ms")
+                } finally {
+                    release.countDown()
+                    runBlocking { holders.forEach { it.join() } }
+                }
+            }
+        }
+    }
+
+    private companion object {
+        const val HELD_MS = 12_000L
+    }
 }
