@@ -58,19 +58,25 @@ pub struct ClientConfig {
 /// configuration may be printed before) as `[REDACTED]` (B81).
 impl fmt::Display for ClientConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientConfig")
-            .field("secret_key", &self.secret_key)
-            .field("base_url", &crate::secret::without_credentials(&self.base_url))
-            .field("timeout_ms", &self.timeout_ms)
-            .field("connect_timeout_ms", &self.connect_timeout_ms)
-            .field("max_retries", &self.max_retries)
-            .field("bank_cache_ttl_seconds", &self.bank_cache_ttl_seconds)
-            .field("user_agent_suffix", &self.user_agent_suffix)
-            .field("proxy", &self.proxy)
-            .field("not_found_grace_ms", &self.not_found_grace_ms)
-            .field("max_connections_per_host", &self.max_connections_per_host)
-            .field("pool_idle_timeout_ms", &self.pool_idle_timeout_ms)
-            .finish()
+        // The settings given, their values as given; unset ones take the core's defaults (`..`).
+        fn given<T: fmt::Debug>(shown: &mut fmt::DebugStruct<'_, '_>, name: &str, value: &Option<T>) {
+            if let Some(value) = value {
+                shown.field(name, value);
+            }
+        }
+        let mut shown = f.debug_struct("ClientConfig");
+        shown.field("secret_key", &self.secret_key);
+        shown.field("base_url", &crate::secret::without_credentials(&self.base_url));
+        given(&mut shown, "timeout_ms", &self.timeout_ms);
+        given(&mut shown, "connect_timeout_ms", &self.connect_timeout_ms);
+        given(&mut shown, "max_retries", &self.max_retries);
+        given(&mut shown, "bank_cache_ttl_seconds", &self.bank_cache_ttl_seconds);
+        given(&mut shown, "user_agent_suffix", &self.user_agent_suffix);
+        given(&mut shown, "proxy", &self.proxy);
+        given(&mut shown, "not_found_grace_ms", &self.not_found_grace_ms);
+        given(&mut shown, "max_connections_per_host", &self.max_connections_per_host);
+        given(&mut shown, "pool_idle_timeout_ms", &self.pool_idle_timeout_ms);
+        shown.finish_non_exhaustive()
     }
 }
 
@@ -130,6 +136,9 @@ mod tests {
             assert!(!printed.contains(secret), "{secret} printed: {printed}");
         }
         assert!(printed.contains("https://[REDACTED]@api.example.com/v1"), "{printed}");
-        assert!(printed.contains("timeout_ms: Some(5000)") && printed.contains("shop/1.0"), "{printed}");
+        // The settings given, as given (not `Some(5000)`); the unset ones are the defaults, `..`.
+        assert!(printed.contains("timeout_ms: 5000,") && printed.contains("shop/1.0"), "{printed}");
+        assert!(!printed.contains("Some(") && !printed.contains("max_retries"), "{printed}");
+        assert!(printed.ends_with(", .. }"), "{printed}");
     }
 }
