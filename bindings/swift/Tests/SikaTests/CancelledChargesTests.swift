@@ -46,25 +46,40 @@ final class CancelledChargesTests: XCTestCase {
                 return .failure(error)
             }
         }
+        let received = try await chargeReceived()
+        task.cancel()
+        let outcome = await task.value
+        assertOutcomeUnknown(outcome, reference: reference, requestId: received.first, reasonContains: "cancelled")
+        if let ledger {
+            let record = try await ledger.payment(reference: reference)
+            XCTAssertNotNil(record, "still expected: reconcile settles it")
+        }
+    }
+
+    /// The request ids of the charges the sandbox received, once it has one.
+    private func chargeReceived() async throws -> [String] {
         var received: [String] = []
         let reached = try await eventually {
             received = try await self.chargesReceived()
             return !received.isEmpty
         }
         XCTAssertTrue(reached, "the charge reached the sandbox")
-        task.cancel()
-        let outcome = await task.value
-        guard case .failure(SikaError.ChargeOutcomeUnknown(let unknownReference, let reason, let requestId)) = outcome else {
-            return XCTFail("not outcome-unknown: \(outcome)")
+        return received
+    }
+
+    /// `outcome` is the charge's `ChargeOutcomeUnknown` (its reference, the request id the sandbox
+    /// received, a reason saying why), thrown and so no longer kept by the core.
+    private func assertOutcomeUnknown(
+        _ outcome: Result<ChargeResponse, Error>, reference: String, requestId: String?, reasonContains: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        guard case .failure(SikaError.ChargeOutcomeUnknown(let unknownReference, let reason, let unknownRequestId)) = outcome else {
+            return XCTFail("not outcome-unknown: \(outcome)", file: file, line: line)
         }
-        XCTAssertEqual(unknownReference, reference)
-        XCTAssertEqual(requestId, received.first, "the request id the sandbox received")
-        XCTAssertTrue(reason.contains("cancelled"), reason)
-        XCTAssertNil(takeCancelledCharge(reference: reference), "thrown, so taken")
-        if let ledger {
-            let record = try await ledger.payment(reference: reference)
-            XCTAssertNotNil(record, "still expected: reconcile settles it")
-        }
+        XCTAssertEqual(unknownReference, reference, file: file, line: line)
+        XCTAssertEqual(unknownRequestId, requestId, "the request id the sandbox received", file: file, line: line)
+        XCTAssertTrue(reason.contains(reasonContains), reason, file: file, line: line)
+        XCTAssertNil(takeCancelledCharge(reference: reference), "thrown, so taken", file: file, line: line)
     }
 
     func testB282ATaskCancelledAfterTheChargeWasSentThrowsOutcomeUnknown() async throws {
@@ -90,12 +105,7 @@ final class CancelledChargesTests: XCTestCase {
             do { return .success(try await client.initiateCharge(request: request)) }
             catch { return .failure(error) }
         }
-        var received: [String] = []
-        let reached = try await eventually {
-            received = try await self.chargesReceived()
-            return !received.isEmpty
-        }
-        XCTAssertTrue(reached, "the charge reached the sandbox")
+        let received = try await chargeReceived()
         // A thread of its own cancels the task 1 s on, while the pool's threads sleep 1.5 s: the
         // answer comes at 0.5 s and its resumption waits for a thread.
         let canceller = Thread { usleep(1_000_000); task.cancel() }
@@ -105,13 +115,7 @@ final class CancelledChargesTests: XCTestCase {
         }
         for holder in holders { await holder.value }
         let outcome = await task.value
-        guard case .failure(SikaError.ChargeOutcomeUnknown(let unknownReference, let reason, let requestId)) = outcome else {
-            return XCTFail("not outcome-unknown: \(outcome)")
-        }
-        XCTAssertEqual(unknownReference, reference)
-        XCTAssertEqual(requestId, received.first, "the request id the sandbox received")
-        XCTAssertTrue(reason.contains("answer arrived"), reason)
-        XCTAssertNil(takeCancelledCharge(reference: reference), "thrown, so taken")
+        assertOutcomeUnknown(outcome, reference: reference, requestId: received.first, reasonContains: "answer arrived")
     }
 
     func testB282ATaskCancelledBeforeAnySocketConnectedThrowsCancellationError() async throws {
