@@ -34,10 +34,19 @@ class CancellationTest {
         assertEquals(expected, open, "open connections $what")
     }
 
-    /** Polls until at least [count] more connections than [baseline] are open: the calls are on the wire. */
+    /**
+     * Polls until the sandbox has [count] verify requests and at least [count] more connections
+     * than [baseline] are open: the calls hang at the service. (An open connection alone may be
+     * before its request was written: a cancel then would leave the hang for the next call.)
+     */
     private suspend fun Sandbox.awaitInFlight(baseline: Int, count: Int) {
-        val open = pollUntil(5_000, ::openConnections) { it >= baseline + count }
-        assertTrue(open >= baseline + count, "$count calls should be waiting on the service: $open open, baseline $baseline")
+        val (received, open) = pollUntil(5_000, { verifies() to openConnections() }) { (received, open) ->
+            received >= count && open >= baseline + count
+        }
+        assertTrue(
+            received >= count && open >= baseline + count,
+            "$count calls should be waiting on the service: $received received, $open open, baseline $baseline",
+        )
     }
 
     @Test
