@@ -21,6 +21,7 @@ use crate::error::{Result, SikaError};
 use crate::models::Transaction;
 use crate::models::json::{from_json_functions, to_json_methods};
 use crate::safety::webhook::WebhookDecision;
+use crate::spans;
 use crate::status::TransactionStatus;
 use crate::validation;
 
@@ -131,6 +132,12 @@ impl Ledger {
     /// The service's and the database's errors for one payment are that payment's failure;
     /// listing the open payments failing is this call's `Storage` error.
     pub async fn reconcile(&self, client: &Client, options: &ReconcileOptions) -> Result<ReconcileReport> {
+        let span = spans::call_span!("ledger.reconcile", None::<&str>);
+        spans::in_call_span(span, self.run_reconcile(client, options)).await
+    }
+
+    /// [`Ledger::reconcile`]'s run, in its span: its verifications are the span's children.
+    async fn run_reconcile(&self, client: &Client, options: &ReconcileOptions) -> Result<ReconcileReport> {
         if options.limit == 0 {
             return Err(SikaError::invalid_input("limit", "must be greater than zero"));
         }
@@ -315,6 +322,12 @@ impl Ledger {
     /// no run recorded paid in full is `Decided(RetryLater)`, nothing claimed. Recorded with
     /// the source `reconcile`.
     pub async fn claim(&self, ready: &ReadyPayment) -> Result<LedgerDecision> {
+        let span = spans::call_span!("ledger.claim", spans::shown(&ready.reference));
+        spans::in_call_span(span, self.claim_ready(ready)).await
+    }
+
+    /// [`Ledger::claim`], in its span.
+    async fn claim_ready(&self, ready: &ReadyPayment) -> Result<LedgerDecision> {
         let reference = ready.reference.as_str();
         validation::reference(reference)?;
         if ready.transaction.tx_ref != reference {

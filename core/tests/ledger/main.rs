@@ -792,3 +792,6 @@ mod time;
 
 // After `on_both!` and `reconcile`'s helpers, which it uses.
 mod ready;
+
+// After the helpers above (ADR 0085).
+mod traced;

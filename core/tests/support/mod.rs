@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod captured_log;
 pub mod forking;
+pub mod spans;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
