@@ -4,7 +4,13 @@ directory), and Celery's default serializer, JSON, for tasks and results: record
 their `to_dict()`, and a `SikaError` is rebuilt by Celery as `type(e)(*e.args)` (B98)."""
 
 import os
+import time
+import uuid
 from pathlib import Path
+
+from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
 
 # Set by test_deployments.py: the directory of the broker's messages and of the results.
 DIRECTORY = "SIKA_SHOP_CELERY_DIR"
@@ -18,6 +24,7 @@ def settings(directory: str) -> dict:
         folder.mkdir(parents=True, exist_ok=True)
     return {
         "broker_url": "filesystem://",
+        "broker_transport": f"{__name__}:AtomicFilesystemTransport",
         "broker_transport_options": {
             "data_folder_in": str(messages),
             "data_folder_out": str(messages),
@@ -38,3 +45,29 @@ def settings(directory: str) -> dict:
 
 def settings_from_environment() -> dict:
     return settings(os.environ[DIRECTORY])
+
+
+class AtomicFilesystemChannel(filesystem.Channel):
+    """kombu's filesystem channel, but a message appears in the folder only once it is whole.
+
+    kombu creates a message's file and then writes it; a worker polling the folder can take the
+    file in between, read it empty, and die on the JSON error (kombu issue 1551: a loaded CI
+    machine lost its Celery worker this way, and every task after). Here a message is written
+    under a name the reader skips (it takes only `<name>.<queue>.msg`) and renamed into place,
+    which the file system does in one step."""
+
+    def _put(self, queue, payload, **kwargs):
+        name = f"{uuid.uuid4()}.{queue}.msg"
+        # Older first, as kombu orders by name: its own `_put` starts the name with the time.
+        final = Path(self.data_folder_out) / f"{time_ms()}_{name}"
+        partial = Path(self.data_folder_out) / f"writing-{name}.partial"
+        partial.write_bytes(str_to_bytes(dumps(payload)))
+        os.replace(partial, final)
+
+
+class AtomicFilesystemTransport(filesystem.Transport):
+    Channel = AtomicFilesystemChannel
+
+
+def time_ms() -> int:
+    return time.monotonic_ns() // 1_000_000

@@ -104,7 +104,9 @@ class Server:
         """What shows that a worker crashed, was killed or replaced, or that the server died."""
         problems = [f"log: {line}" for line in self.crash_lines()]
         if self.process.poll() is not None:
-            problems.append(f"the server exited with {self.process.returncode}")
+            # Its last words: a CI machine is gone once the run ends.
+            last_lines = "\n".join(self.log().splitlines()[-20:])
+            problems.append(f"the server exited with {self.process.returncode}; its log ends:\n{last_lines}")
         if self.shape.workers and self.workers_booted() != self.shape.workers:
             problems.append(f"{self.workers_booted()} workers booted for {self.shape.workers}: some were replaced")
         return problems
