@@ -30,6 +30,7 @@
 //! # }
 //! ```
 
+mod clock;
 mod flight;
 mod postgres;
 mod reconcile;
@@ -434,8 +435,11 @@ pub struct Ledger {
     lease: Duration,
     /// Every database call's deadline (opening this process's store included).
     timeout: Duration,
-    /// Added to this process's clock wherever the ledger reads it: zero, but for tests of
-    /// machines whose clocks disagree (`with_clock_offset`).
+    /// Where its time comes from: a SQLite file's boot-anchored clock, or the wall clock
+    /// (ADR 0095).
+    clock: clock::LedgerClock,
+    /// Added to this process's wall clock wherever the ledger reads it: zero, but for tests of
+    /// machines whose clocks disagree or are stepped (`with_clock_offset`).
     clock_offset_micros: i64,
     /// The verifications in flight, one per reference (ADR 0085).
     flights: flight::Flights,
@@ -516,28 +520,35 @@ impl Ledger {
         let lease = positive("lease_ms", lease_ms)?;
         let timeout = positive("timeout_ms", timeout_ms)?;
         let store = within(timeout, opener.open()).await?;
+        let clock = match &store {
+            Store::Sqlite(s) => s.clock,
+            Store::Postgres(_) => clock::LedgerClock::Wall,
+        };
         Ok(Self {
             stores: PerProcess::new(store),
             opener,
             lease,
             timeout,
+            clock,
             clock_offset_micros: 0,
             flights: flight::Flights::default(),
         })
     }
 
-    /// This ledger as if this process's clock were `offset_ms` ahead (negative: behind): what
-    /// an app server with a wrong clock does. For tests of time only (ADR 0071): PostgreSQL's
-    /// leases must not move with it, SQLite's (one machine's clock) do.
+    /// This ledger as if this process's wall clock were `offset_ms` ahead (negative: behind):
+    /// what an app server with a wrong clock does, or one whose clock was stepped since the file
+    /// was anchored. For tests of time only (ADR 0071, ADR 0095): leases must not move with it,
+    /// PostgreSQL's (the server's clock) nor, on Linux, SQLite's (the boot clock).
     #[doc(hidden)]
     pub fn with_clock_offset(mut self, offset_ms: i64) -> Self {
         self.clock_offset_micros = offset_ms.saturating_mul(1_000);
         self
     }
 
-    /// This process's clock (with the test offset), in microseconds since the epoch.
+    /// The ledger's clock, in microseconds since the epoch: this process's wall clock (with the
+    /// test offset), or a SQLite file's boot-anchored clock.
     fn now(&self) -> i64 {
-        now_micros().saturating_add(self.clock_offset_micros)
+        self.clock.now(|| now_micros().saturating_add(self.clock_offset_micros))
     }
 
     /// `work` (database calls), ended with a `Storage` error at the ledger's deadline.
@@ -1023,8 +1034,9 @@ struct NewEvent {
 /// A claim to try to take, in one transaction.
 #[derive(Debug, Clone)]
 struct ClaimRequest {
-    /// This process's clock: the time of the leases on SQLite (one machine's file); PostgreSQL
-    /// uses its server's clock instead, so app servers whose clocks differ agree on a lease.
+    /// The ledger's clock: the time of the leases on SQLite (one machine's file, its boot
+    /// clock, ADR 0095); PostgreSQL uses its server's clock instead, so app servers whose clocks
+    /// differ agree on a lease.
     now: i64,
     /// How long the claim lasts, in microseconds.
     lease: i64,

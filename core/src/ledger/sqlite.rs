@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
+use super::clock::{BootClock, LedgerClock, boot_clock};
 use super::reconcile::{ReadyClaim, ready_claim_step};
 use super::{
     Claim, ClaimRequest, ClaimState, ClaimStep, Claimed, EventRow, HolderStep, NewEvent, OpenPage, Row, SCHEMA_VERSION,
@@ -47,6 +48,11 @@ CREATE TABLE IF NOT EXISTS sika_payment_events (
 );
 CREATE INDEX IF NOT EXISTS sika_payment_events_reference ON sika_payment_events (reference, id);
 CREATE INDEX IF NOT EXISTS sika_payments_open ON sika_payments (created_at, reference) WHERE fulfilled_at IS NULL;
+CREATE TABLE IF NOT EXISTS sika_clock (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    boot_id TEXT NOT NULL,
+    wall_minus_boot INTEGER NOT NULL
+);
 ";
 
 const ROW: &str = "SELECT reference, amount, currency, created_at, last_status, last_status_at, claim_token, \
@@ -62,6 +68,8 @@ const OPEN: &str = "SELECT reference, amount, currency, created_at, last_status,
 
 pub(super) struct SqliteStore {
     connection: Arc<Mutex<Connection>>,
+    /// The clock of this file's times and leases (ADR 0095).
+    pub(super) clock: LedgerClock,
 }
 
 impl SqliteStore {
@@ -78,12 +86,15 @@ impl SqliteStore {
                 return Err(failure(format!("journal mode `{mode}`, not WAL")));
             }
             connection.pragma_update(None, "foreign_keys", true)?;
-            retry_while_busy(busy_timeout, || migrate(&mut connection))?;
-            Ok(connection)
+            let boot = boot_clock();
+            let clock =
+                retry_while_busy(busy_timeout, || migrate(&mut connection, boot.as_ref(), super::now_micros()))?;
+            Ok((connection, clock))
         })
         .await
         .map_err(|e| storage(format!("{e} (SQLite file {})", path.display())))?;
-        Ok(Self { connection: Arc::new(Mutex::new(connection)) })
+        let (connection, clock) = connection;
+        Ok(Self { connection: Arc::new(Mutex::new(connection)), clock })
     }
 
     async fn run<T: Send + 'static>(
@@ -170,8 +181,8 @@ impl SqliteStore {
         .await
     }
 
-    /// Leases are on this process's clock: a SQLite file is one machine's, whose processes
-    /// share one wall clock (a step of that clock moves every lease with it).
+    /// Leases are on the file's clock (`clock`): a SQLite file is one machine's, whose processes
+    /// share its boot clock and the file's anchor (ADR 0095).
     pub(super) async fn claim(&self, reference: &str, request: &ClaimRequest) -> Result<Claimed> {
         let (reference, request) = (reference.to_owned(), request.clone());
         self.run(move |c| {
@@ -372,10 +383,12 @@ fn read_events(c: &Connection, reference: &str, after: i64, limit: i64) -> rusql
 }
 
 /// Creates the tables or checks their version, in one `BEGIN IMMEDIATE` transaction (so two
-/// processes opening a new file at once migrate it once). A file made before events counted
-/// their repeats (ADR 0085) gets the two columns: still schema version 1, since an older SDK
-/// reads and writes beside them (its events are recorded once each).
-fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
+/// processes opening a new file at once migrate it once), and gives the file's clock. A file
+/// made before events counted their repeats (ADR 0085) gets the two columns: still schema
+/// version 1, since an older SDK reads and writes beside them (its events are recorded once
+/// each). So is the clock's table an addition (ADR 0095): an older SDK, on the wall clock,
+/// differs from the file's clock only by the wall clock's steps since the boot's anchor.
+fn migrate(connection: &mut Connection, boot: Option<&BootClock>, wall: i64) -> rusqlite::Result<LedgerClock> {
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
     add_paid_at(&tx)?;
@@ -403,7 +416,34 @@ fn migrate(connection: &mut Connection) -> rusqlite::Result<()> {
         }
         Some(_) => {}
     }
-    tx.commit()
+    let clock = match boot {
+        Some(boot) => LedgerClock::Anchored { wall_minus_boot: anchor(&tx, boot, wall)? },
+        None => LedgerClock::Wall,
+    };
+    tx.commit()?;
+    Ok(clock)
+}
+
+/// The file's anchor for this boot: the one recorded by the boot's first opening, or, in a file
+/// last opened in another boot (or never), `wall - boot` now, recorded for the others.
+fn anchor(tx: &rusqlite::Transaction<'_>, boot: &BootClock, wall: i64) -> rusqlite::Result<i64> {
+    let recorded: Option<(String, i64)> = tx
+        .query_row("SELECT boot_id, wall_minus_boot FROM sika_clock WHERE id = 1", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?;
+    if let Some((boot_id, wall_minus_boot)) = recorded
+        && boot_id == boot.boot_id
+    {
+        return Ok(wall_minus_boot);
+    }
+    let wall_minus_boot = wall.saturating_sub(boot.micros);
+    tx.execute(
+        "INSERT INTO sika_clock (id, boot_id, wall_minus_boot) VALUES (1, ?1, ?2) \
+         ON CONFLICT (id) DO UPDATE SET boot_id = excluded.boot_id, wall_minus_boot = excluded.wall_minus_boot",
+        params![boot.boot_id, wall_minus_boot],
+    )?;
+    Ok(wall_minus_boot)
 }
 
 /// A file made before `paid_at` (ADR 0081) gets the column: an addition older SDKs ignore, so
@@ -536,7 +576,7 @@ mod tests {
     #[test]
     fn b181_the_open_payments_page_is_read_through_its_partial_index() {
         let mut connection = Connection::open_in_memory().expect("in memory");
-        migrate(&mut connection).expect("migrate");
+        migrate(&mut connection, None, 0).expect("migrate");
         let mut plan = connection.prepare(&format!("EXPLAIN QUERY PLAN {OPEN}")).expect("explain");
         let details: Vec<String> = plan
             .query_map(params![0_i64, 0_i64, 0_i64, "", 10_i64], |row| row.get::<_, String>(3))
@@ -545,5 +585,27 @@ mod tests {
             .expect("rows");
         assert!(details.iter().any(|d| d.contains("INDEX sika_payments_open")), "{details:?}");
         assert!(!details.iter().any(|d| d.contains("TEMP B-TREE")), "sorted after the read: {details:?}");
+    }
+
+    fn boot(boot_id: &str, micros: i64) -> BootClock {
+        BootClock { boot_id: boot_id.to_owned(), micros }
+    }
+
+    /// B319: the first opening of a boot anchors the file's clock; a later one of the same boot,
+    /// whatever its wall clock reads, takes that anchor, and the first of the next boot anchors
+    /// it again. Without a boot clock, the wall clock.
+    #[test]
+    fn b319_a_files_clock_is_anchored_once_per_boot() {
+        // One connection stands for every process: the anchor is in the file.
+        let mut file = Connection::open_in_memory().expect("in memory");
+        let anchored = |wall_minus_boot| LedgerClock::Anchored { wall_minus_boot };
+        assert_eq!(migrate(&mut file, Some(&boot("a", 5_000)), 1_000_000).expect("migrate"), anchored(995_000));
+        let ten_minutes = 600_000_000;
+        let stepped = migrate(&mut file, Some(&boot("a", 9_000)), 1_000_000 + ten_minutes).expect("migrate");
+        assert_eq!(stepped, anchored(995_000), "a stepped wall clock moved the file's clock");
+        let next_boot = migrate(&mut file, Some(&boot("b", 2_000)), 3_000_000).expect("migrate");
+        assert_eq!(next_boot, anchored(2_998_000));
+        assert_eq!(migrate(&mut file, Some(&boot("b", 7_000)), 0).expect("migrate"), anchored(2_998_000));
+        assert_eq!(migrate(&mut file, None, 0).expect("migrate"), LedgerClock::Wall);
     }
 }

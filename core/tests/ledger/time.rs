@@ -103,29 +103,44 @@ on_both!(b214_a_released_claim_is_offered_at_once);
 /// 5-minute claim is live, and its own claims last their lease on the server's clock.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn b216_app_servers_whose_clocks_differ_share_the_databases_clock() {
-    let db = Db::new(Backend::Postgres);
+    leases_ignore_the_wall_clocks_of_the_processes(Backend::Postgres, "B216").await;
+}
+
+/// B319: a SQLite ledger's leases follow the machine's boot clock, anchored once per boot
+/// (ADR 0095), not the wall clock: a process whose wall clock was stepped 10 minutes ahead (or
+/// back) since the file was anchored is answered `InProgress` while another's 5-minute claim
+/// is live, and its own claims last their lease.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn b319_a_sqlite_ledgers_leases_survive_a_step_of_the_wall_clock() {
+    leases_ignore_the_wall_clocks_of_the_processes(Backend::Sqlite, "B319").await;
+}
+
+async fn leases_ignore_the_wall_clocks_of_the_processes(backend: Backend, id: &str) {
+    let db = Db::new(backend);
     let sandbox = Sandbox::start();
     let client = sandbox.client();
     let honest = db.open(LONG_LEASE_MS).await;
     let ahead = db.open(LONG_LEASE_MS).await.with_clock_offset(10 * 60 * 1000);
     let behind = db.open(LONG_LEASE_MS).await.with_clock_offset(-10 * 60 * 1000);
-    seed(&sandbox, "B216-1", "successful", "100.10");
-    honest.expect("B216-1", &order("100.10")).await.expect("expect");
-    let claim = claim_of(&honest.settle(&client, "B216-1").await.expect("decision"));
+    let (live, skewed_own) = (format!("{id}-1"), format!("{id}-2"));
+    seed(&sandbox, &live, "successful", "100.10");
+    honest.expect(&live, &order("100.10")).await.expect("expect");
+    let claim = claim_of(&honest.settle(&client, &live).await.expect("decision"));
     for skewed in [&ahead, &behind] {
         for _ in 0..2 {
-            let decision = skewed.handle_webhook(&client, &notification("B216-1")).await.expect("decision");
+            let decision = skewed.handle_webhook(&client, &notification(&live)).await.expect("decision");
             assert_eq!(decision.kind(), LedgerDecisionKind::InProgress, "a live claim given twice: {decision:?}");
         }
     }
-    // A claim taken by the skewed server lasts its lease on the server's clock, not 10 minutes less.
-    seed(&sandbox, "B216-2", "successful", "100.10");
-    honest.expect("B216-2", &order("100.10")).await.expect("expect");
-    let skewed_claim = claim_of(&behind.settle(&client, "B216-2").await.expect("decision"));
+    // A claim taken by the skewed process lasts its lease on the shared clock, not 10 minutes less.
+    seed(&sandbox, &skewed_own, "successful", "100.10");
+    honest.expect(&skewed_own, &order("100.10")).await.expect("expect");
+    let skewed_claim = claim_of(&behind.settle(&client, &skewed_own).await.expect("decision"));
     let now: chrono::DateTime<chrono::Utc> = std::time::SystemTime::now().into();
     let lease_left = skewed_claim.lease_expires_at.signed_duration_since(now);
     assert!(lease_left > chrono::Duration::minutes(4), "{lease_left:?}");
-    let during = honest.settle(&client, "B216-2").await.expect("decision");
+    let during = honest.settle(&client, &skewed_own).await.expect("decision");
     assert_eq!(during.kind(), LedgerDecisionKind::InProgress, "{during:?}");
     honest.mark_fulfilled(&claim).await.expect("mark");
 }
