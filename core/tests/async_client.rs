@@ -8,7 +8,7 @@ use std::time::Duration;
 use sika_core::{
     Amount, ChargeRequest, Client, ClientConfig, MerchantAction, PaymentType, SikaError, TransactionStatus,
 };
-use support::{Sandbox, calls, charge, fixture, scenario_cases, transaction_object};
+use support::{Sandbox, calls, charge, fixture, fixtures_dir, scenario_cases, transaction_object};
 
 #[tokio::test]
 async fn b02_providers_default_to_ghana_without_sending_a_country() {
@@ -35,6 +35,44 @@ fn b170_the_scenario_runner_refuses_an_unknown_key() {
         let refused = std::panic::catch_unwind(|| calls::check_keys(&typo, "typo"));
         assert!(refused.is_err(), "the runner accepted {typo}");
     }
+}
+
+/// The runners' vocabulary is one fixture that the scenarios README describes: each of its keys is
+/// named there, and every client-call row of every scenario file and of `bad_inputs.json` (a
+/// file no suite runs yet included) uses only its keys.
+#[test]
+fn b320_the_scenario_vocabulary_is_one_fixture_the_readme_describes() {
+    let words = calls::vocabulary();
+    let readme = std::fs::read_to_string(fixtures_dir().join("scenarios/README.md")).expect("README.md");
+    for key in words.row.iter().chain(&words.input).chain(&words.expect).chain(&words.answer) {
+        let named = readme.contains(&format!("`{key}`")) || readme.contains(&format!("`{key}: "));
+        assert!(named, "scenarios/README.md does not describe `{key}`");
+    }
+    let files = std::fs::read_dir(fixtures_dir().join("scenarios")).expect("scenarios");
+    let mut names: Vec<String> = files
+        .map(|entry| entry.expect("an entry").file_name().into_string().expect("a name"))
+        .filter(|name| name.ends_with(".json") && name != "vocabulary.json")
+        .map(|name| format!("scenarios/{name}"))
+        .collect();
+    names.push("bad_inputs.json".to_owned());
+    let mut rows = 0;
+    for name in names {
+        let cases = fixture(&name)["cases"].as_array().cloned().unwrap_or_else(|| panic!("{name} has no cases"));
+        for (index, row) in cases.iter().enumerate() {
+            // B13's and B24's files have columns of their own, and so have the rows of
+            // `bad_inputs.json` that are not `invalid_input` (its `about` says so).
+            let runner_row = if name == "bad_inputs.json" {
+                row["expect"].get("invalid_input").is_some()
+            } else {
+                row.get("operation").is_some()
+            };
+            if runner_row {
+                calls::check_keys(row, &format!("{name} #{index}"));
+                rows += 1;
+            }
+        }
+    }
+    assert!(rows > 120, "only {rows} rows of client calls were found");
 }
 
 #[tokio::test]

@@ -289,28 +289,19 @@ def _transaction_answer(transaction) -> dict:
     }
 
 
-# The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md): any
-# other key is a typo, and the row fails rather than pass without checking it.
-ROW_KEYS = {"operation", "input", "expect", "note"}
-INPUT_KEYS = {
-    *("country", "reference", "amount", "email", "phone_number", "currency", "provider", "callback_url"),
-    *("expected", "body", "repeat_delivery", "secret_key", "settings", "faults", "called_before"),
-    *("concurrent", "seed", "charged_before", "answered_about"),
-}
-EXPECT_KEYS = {
-    *("invalid_input", "error", "http_status", "retry_after_seconds", "message_contains"),
-    *("count", "min_count", "codes", "codes_in_order", "every", "items"),
-    *("tx_ref", "status", "status_value", "merchant_action", "is_final", "accepted"),
-    *("check", "field", "action", "expected_value", "actual_value", "decision", "reason_contains"),
-    *("min_elapsed_ms", "sent"),
-}
+# The keys a row, its `input`, its `expect` and a single answer may have: the one vocabulary of
+# every runner (tests/fixtures/scenarios/vocabulary.json); any other key is a typo, and the row
+# fails rather than pass without checking it.
+VOCABULARY = json.loads((FIXTURES_DIR / "scenarios" / "vocabulary.json").read_text(encoding="utf-8"))
 
 
 def unknown_keys(row: dict) -> list[str]:
     """The keys of a row outside the vocabulary, each with where it is."""
-    parts = [("the row", row, ROW_KEYS), ("input", row["input"], INPUT_KEYS), ("expect", row["expect"], EXPECT_KEYS)]
+    row_keys, input_keys = VOCABULARY["row"], VOCABULARY["input"]
+    expect_keys = VOCABULARY["expect"] + VOCABULARY["answer"]
+    parts = [("the row", row, row_keys), ("input", row["input"], input_keys), ("expect", row["expect"], expect_keys)]
     if "called_before" in row["input"]:
-        parts.append(("called_before's input", row["input"]["called_before"]["input"], INPUT_KEYS))
+        parts.append(("called_before's input", row["input"]["called_before"]["input"], input_keys))
     return [f"{key} in {part}" for part, object_, known in parts for key in object_ if key not in known]
 
 
@@ -445,13 +436,6 @@ async def check_call_row(sandbox: Sandbox, make_client, row: dict) -> None:
         assert {name: request[name] for name in want} == want, f"{label}: {request}"
 
 
-# The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md).
-ANSWER_FIELDS = [
-    *("tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted"),
-    *("check", "field", "action", "decision", "expected_value", "actual_value"),
-]
-
-
 def _check_answer(answer, expect: dict, label: str) -> None:
     if isinstance(answer, list):
         if "count" in expect:
@@ -469,7 +453,7 @@ def _check_answer(answer, expect: dict, label: str) -> None:
         for item in answer:
             assert {name: item[name] for name in expect.get("every", {})} == expect.get("every", {}), f"{label}: {item}"
     else:
-        for name in ANSWER_FIELDS:
+        for name in VOCABULARY["answer"]:
             if name in expect:
                 assert answer[name] == expect[name], f"{label}: {name} is {answer[name]!r}"
         if "reason_contains" in expect:

@@ -75,71 +75,41 @@ fn transaction_answer(transaction: &Transaction) -> Value {
     })
 }
 
-/// The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md):
-/// any other key is a typo, and the row fails rather than pass without checking it.
-pub const ROW_KEYS: [&str; 4] = ["operation", "input", "expect", "note"];
-pub const INPUT_KEYS: [&str; 19] = [
-    "country",
-    "reference",
-    "amount",
-    "email",
-    "phone_number",
-    "currency",
-    "provider",
-    "callback_url",
-    "expected",
-    "body",
-    "repeat_delivery",
-    "secret_key",
-    "settings",
-    "faults",
-    "called_before",
-    "concurrent",
-    "seed",
-    "charged_before",
-    "answered_about",
-];
-pub const EXPECT_KEYS: [&str; 26] = [
-    "invalid_input",
-    "error",
-    "http_status",
-    "retry_after_seconds",
-    "message_contains",
-    "count",
-    "min_count",
-    "codes",
-    "codes_in_order",
-    "every",
-    "items",
-    "tx_ref",
-    "status",
-    "status_value",
-    "merchant_action",
-    "is_final",
-    "accepted",
-    "check",
-    "field",
-    "action",
-    "expected_value",
-    "actual_value",
-    "decision",
-    "reason_contains",
-    "min_elapsed_ms",
-    "sent",
-];
+/// The keys a row, its `input`, its `expect` and its answer may have, from the one vocabulary of
+/// every runner (`tests/fixtures/scenarios/vocabulary.json`).
+pub struct Vocabulary {
+    pub row: Vec<String>,
+    pub input: Vec<String>,
+    pub expect: Vec<String>,
+    pub answer: Vec<String>,
+}
+
+/// The vocabulary, read once.
+pub fn vocabulary() -> &'static Vocabulary {
+    static VOCABULARY: std::sync::LazyLock<Vocabulary> = std::sync::LazyLock::new(|| {
+        let file = super::fixture("scenarios/vocabulary.json");
+        let keys = |part: &str| -> Vec<String> {
+            let list = file[part].as_array().unwrap_or_else(|| panic!("vocabulary.json has no {part}"));
+            list.iter().map(|key| key.as_str().expect("a key").to_owned()).collect()
+        };
+        Vocabulary { row: keys("row"), input: keys("input"), expect: keys("expect"), answer: keys("answer") }
+    });
+    &VOCABULARY
+}
 
 /// Fails on a key the vocabulary does not have (a typo would otherwise check nothing).
 pub fn check_keys(row: &Value, label: &str) {
-    let unknown = |object: &Value, known: &[&str], part: &str| {
+    let words = vocabulary();
+    let unknown = |object: &Value, known: &[&[String]], part: &str| {
         for key in object.as_object().unwrap_or_else(|| panic!("{label}: {part} is not an object")).keys() {
-            assert!(known.contains(&key.as_str()), "{label}: unknown key `{key}` in {part}");
+            assert!(known.iter().any(|list| list.contains(key)), "{label}: unknown key `{key}` in {part}");
         }
     };
-    unknown(row, &ROW_KEYS, "the row");
-    unknown(&row["input"], &INPUT_KEYS, "input");
-    unknown(&row["expect"], &EXPECT_KEYS, "expect");
+    unknown(row, &[&words.row], "the row");
+    unknown(&row["input"], &[&words.input], "input");
+    unknown(&row["expect"], &[&words.expect, &words.answer], "expect");
     if let Some(first) = row["input"].get("called_before") {
-        unknown(&first["input"], &INPUT_KEYS, "called_before's input");
+        unknown(&first["input"], &[&words.input], "called_before's input");
     }
 }
 
@@ -366,23 +336,6 @@ pub async fn check_row(sandbox: &Sandbox, client: &Client, row: &Value, label: &
     }
 }
 
-/// The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md).
-const ANSWER_FIELDS: [&str; 13] = [
-    "tx_ref",
-    "status",
-    "status_value",
-    "merchant_action",
-    "is_final",
-    "http_status",
-    "accepted",
-    "check",
-    "field",
-    "action",
-    "decision",
-    "expected_value",
-    "actual_value",
-];
-
 fn check_answer(answer: &Value, expect: &Value, label: &str) {
     if let Some(items) = answer.as_array() {
         if let Some(count) = expect.get("count") {
@@ -413,7 +366,7 @@ fn check_answer(answer: &Value, expect: &Value, label: &str) {
             }
         }
     } else {
-        for name in ANSWER_FIELDS {
+        for name in &vocabulary().answer {
             if let Some(value) = expect.get(name) {
                 assert_eq!(&answer[name], value, "{label}: {name}");
             }

@@ -203,9 +203,14 @@ pub fn poll_until<T>(within: Duration, mut read: impl FnMut() -> T, done: impl F
 
 /// A JSON file of the shared `tests/fixtures/` directory, which every language's suite reads.
 pub fn fixture(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);
+    let path = fixtures_dir().join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The shared test data, `tests/fixtures`.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
 /// A valid mobile money charge in Ghana of 10 GHS from `phone` (its last four digits pick the

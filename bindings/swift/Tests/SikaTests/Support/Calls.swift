@@ -94,21 +94,20 @@ private func transactionAnswer(_ transaction: Transaction) -> Answer {
     ])
 }
 
-// The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md): any
-// other key is a typo, and the row fails rather than pass without checking it.
-private let rowKeys: Set = ["operation", "input", "expect", "note"]
-private let inputKeys: Set = [
-    "country", "reference", "amount", "email", "phone_number", "currency", "provider", "callback_url",
-    "expected", "body", "repeat_delivery", "secret_key", "settings", "faults", "called_before",
-    "concurrent", "seed", "charged_before", "answered_about",
-]
-private let expectKeys: Set = [
-    "invalid_input", "error", "http_status", "retry_after_seconds", "message_contains",
-    "count", "min_count", "codes", "codes_in_order", "every", "items",
-    "tx_ref", "status", "status_value", "merchant_action", "is_final", "accepted",
-    "check", "field", "action", "expected_value", "actual_value", "decision", "reason_contains",
-    "min_elapsed_ms", "sent",
-]
+/// The keys a row, its `input`, its `expect` and a single answer may have: the one vocabulary of
+/// every runner (tests/fixtures/scenarios/vocabulary.json); any other key is a typo, and the row
+/// fails rather than pass without checking it.
+private let vocabulary: [String: [String]] = {
+    let url = fixturesDirectory.appendingPathComponent("scenarios/vocabulary.json")
+    guard let data = try? Data(contentsOf: url),
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else { fatalError("\(url.path) is not a JSON object") }
+    return object.compactMapValues { $0 as? [String] }
+}()
+private let rowKeys = Set(vocabulary["row"] ?? [])
+private let inputKeys = Set(vocabulary["input"] ?? [])
+private let answerFields = vocabulary["answer"] ?? []
+private let expectKeys = Set(vocabulary["expect"] ?? []).union(answerFields)
 
 /// The keys of a row outside the vocabulary, each with where it is.
 func unknownKeys(_ row: [String: Any]) -> [String] {
@@ -195,12 +194,6 @@ private func answer(_ client: Client, _ operation: String, _ input: [String: Any
         throw CallRowError.unknownOperation(operation)
     }
 }
-
-/// The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md).
-private let answerFields = [
-    "tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted",
-    "check", "field", "action", "decision", "expected_value", "actual_value",
-]
 
 private let booleanFields: Set = ["authorized", "is_final", "accepted", "mobile_money"]
 private let integerFields: Set = ["http_status"]

@@ -1,10 +1,12 @@
 package dev.sika
 
+import java.io.File
 import java.math.BigDecimal
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
@@ -84,22 +86,16 @@ object Calls {
     }
 
     /**
-     * The keys a row, its `input` and its `expect` may have (tests/fixtures/scenarios/README.md):
-     * any other key is a typo, and the row fails rather than pass without checking it.
+     * The keys a row, its `input`, its `expect` and a single answer may have: the one vocabulary of
+     * every runner (tests/fixtures/scenarios/vocabulary.json); any other key is a typo, and the
+     * row fails rather than pass without checking it.
      */
-    private val ROW_KEYS = setOf("operation", "input", "expect", "note")
-    private val INPUT_KEYS = setOf(
-        "country", "reference", "amount", "email", "phone_number", "currency", "provider", "callback_url",
-        "expected", "body", "repeat_delivery", "secret_key", "settings", "faults", "called_before",
-        "concurrent", "seed", "charged_before", "answered_about",
-    )
-    private val EXPECT_KEYS = setOf(
-        "invalid_input", "error", "http_status", "retry_after_seconds", "message_contains",
-        "count", "min_count", "codes", "codes_in_order", "every", "items",
-        "tx_ref", "status", "status_value", "merchant_action", "is_final", "accepted",
-        "check", "field", "action", "expected_value", "actual_value", "decision", "reason_contains",
-        "min_elapsed_ms", "sent",
-    )
+    private val VOCABULARY = Json.parseToJsonElement(File(FIXTURES, "scenarios/vocabulary.json").readText()).jsonObject
+    private fun words(part: String): List<String> = VOCABULARY[part]!!.jsonArray.map { it.jsonPrimitive.content }
+    private val ROW_KEYS = words("row").toSet()
+    private val INPUT_KEYS = words("input").toSet()
+    private val ANSWER_FIELDS = words("answer")
+    private val EXPECT_KEYS = words("expect").toSet() + ANSWER_FIELDS
 
     /** The keys of a row outside the vocabulary, each with where it is. */
     fun unknownKeys(row: JsonObject): List<String> {
@@ -304,12 +300,6 @@ object Calls {
             }
         }
     }
-
-    /** The fields of a single answer a row can expect (tests/fixtures/scenarios/README.md). */
-    private val ANSWER_FIELDS = listOf(
-        "tx_ref", "status", "status_value", "merchant_action", "is_final", "http_status", "accepted",
-        "check", "field", "action", "decision", "expected_value", "actual_value",
-    )
 
     private fun checkAnswer(answer: JsonElement, expect: JsonObject, label: String) {
         if (answer is JsonArray) {
