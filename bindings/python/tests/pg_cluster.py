@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -81,6 +82,21 @@ class Cluster:
         if done.returncode != 0:
             log = (self._dir / "log").read_text() if (self._dir / "log").exists() else ""
             raise AssertionError(f"PostgreSQL's {program} failed: {done.stdout}{done.stderr}\nserver log:\n{log}")
+
+    def freeze(self) -> None:
+        """Stops every process of the cluster (SIGSTOP): connections stay open, nothing answers."""
+        self._signal_all(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Lets a frozen cluster go on (SIGCONT)."""
+        self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, number: signal.Signals) -> None:
+        postmaster = int((self._dir / "data" / "postmaster.pid").read_text().split()[0])
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True, check=False)
+        # The backends first, then the postmaster (which would start no new one while stopped).
+        for pid in [*map(int, children.stdout.split()), postmaster]:
+            os.kill(pid, number)
 
     def stop(self) -> None:
         try:
