@@ -25,5 +25,7 @@ let package = Package(
         .testTarget(name: "SikaTests", dependencies: ["Sika"]),
         // B54's child process, run by ShutdownTests: ends while async calls are in flight.
         .executableTarget(name: "ShutdownChild", dependencies: ["Sika"], path: "Tests/ShutdownChild"),
+        // B220's worker process, SIGKILLed by KilledWorkerTests inside a `fulfil` block.
+        .executableTarget(name: "KilledWorkerChild", dependencies: ["Sika"], path: "Tests/KilledWorkerChild"),
     ]
 )

@@ -54,16 +54,4 @@ final class ShutdownTests: XCTestCase {
         try process.run()
         return (process, output)
     }
-
-    /// Where SwiftPM puts the package's executables: beside the test bundle.
-    private var productsDirectory: URL {
-        #if os(macOS)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        fatalError("no .xctest bundle")
-        #else
-        return Bundle.main.bundleURL
-        #endif
-    }
 }

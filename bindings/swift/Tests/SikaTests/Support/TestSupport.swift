@@ -15,6 +15,19 @@ let fixturesDirectory: URL = {
         .deletingLastPathComponent().appendingPathComponent("../../../../../tests/fixtures").standardized
 }()
 
+/// Where SwiftPM put this package's executables (the test children `ShutdownChild` and
+/// `KilledWorkerChild`): beside the test bundle.
+var productsDirectory: URL {
+    #if os(macOS)
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        return bundle.bundleURL.deletingLastPathComponent()
+    }
+    fatalError("no .xctest bundle")
+    #else
+    return Bundle.main.bundleURL
+    #endif
+}
+
 /// A valid GHS mobile money charge; tests change one field at a time.
 func chargeRequest(reference: String, phone: String = "+233244125678", amount: String = "20") -> ChargeRequest {
     ChargeRequest(

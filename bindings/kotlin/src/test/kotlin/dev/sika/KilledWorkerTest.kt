@@ -32,7 +32,7 @@ class KilledWorkerTest {
                     val java = File(System.getProperty("java.home"), "bin/java").path
                     val worker = ProcessBuilder(
                         java, "-cp", System.getProperty("java.class.path"), KilledWorkerMain::class.java.name,
-                        path, sandbox.url, KEY, reference,
+                        path, sandbox.url, KEY, reference, LEASE_MS.toString(),
                     ).redirectErrorStream(true).start()
                     val output = worker.inputStream.bufferedReader()
                     try {
@@ -70,12 +70,15 @@ class KilledWorkerTest {
     }
 }
 
-/** The worker [KilledWorkerTest] kills: settles the order and ships it in a block that never ends. */
+/**
+ * The worker [KilledWorkerTest] kills: settles the order through a ledger with the test's lease
+ * and ships it in a block that never ends.
+ */
 object KilledWorkerMain {
     @JvmStatic
     fun main(args: Array<String>) {
-        val (path, url, key, reference) = args
-        val ledger = BlockingLedger.sqlite(path, LedgerOptions(leaseMs = 1_000L))
+        val (path, url, key, reference, leaseMs) = args
+        val ledger = BlockingLedger.sqlite(path, LedgerOptions(leaseMs = leaseMs.toLong()))
         val client = BlockingClient(ClientConfig(SecretKey(key), url, timeoutMs = 10_000))
         val decision = ledger.settle(client, reference)
         if (decision !is LedgerDecision.Fulfil) {
