@@ -93,9 +93,8 @@ class Cluster:
 
     def _signal_all(self, number: signal.Signals) -> None:
         postmaster = int((self._dir / "data" / "postmaster.pid").read_text().split()[0])
-        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True, check=False)
         # The backends first, then the postmaster (which would start no new one while stopped).
-        for pid in [*map(int, children.stdout.split()), postmaster]:
+        for pid in [*_children_of(postmaster), postmaster]:
             os.kill(pid, number)
 
     def stop(self) -> None:
@@ -103,3 +102,17 @@ class Cluster:
             self._run("pg_ctl", "-D", str(self._dir / "data"), "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def _children_of(parent: int) -> list[int]:
+    """The processes whose parent is `parent`, read from /proc (procps's pgrep is not on every machine)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # The command name may hold spaces and parentheses; the fields after its last ")" are plain.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended while we looked
+        if int(fields[1]) == parent:
+            children.append(int(stat.parent.name))
+    return children
