@@ -16,6 +16,7 @@
 //!   checks the shape of the code it changes and fails the build when UniFFI no longer
 //!   generates that shape: an upgrade is looked at, never half-patched.
 
+mod charges;
 mod error_defaults;
 mod generate;
 mod patch;

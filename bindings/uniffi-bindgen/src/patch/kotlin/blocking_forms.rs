@@ -17,6 +17,7 @@
 //! one.
 
 use super::completable_futures::{SuspendMethod, split_top_level};
+use crate::charges::Charges;
 
 /// One object with a blocking form, in a file of its own.
 struct Form {
@@ -75,13 +76,14 @@ pub fn file_names() -> Result<Vec<String>, String> {
     Ok(forms()?.iter().map(Form::file).collect())
 }
 
-/// Each blocking form's file, for the generated `sika_ffi.kt` in `text`.
-pub fn generate(text: &str) -> Result<Vec<(String, String)>, String> {
-    generate_forms(text, &forms()?)
+/// Each blocking form's file, for the generated `sika_ffi.kt` in `text`; `charges`: the charging
+/// methods, from the library's metadata (`crate::charges`).
+pub fn generate(text: &str, charges: &Charges) -> Result<Vec<(String, String)>, String> {
+    generate_forms(text, &forms()?, charges)
 }
 
-fn generate_forms(text: &str, forms: &[Form]) -> Result<Vec<(String, String)>, String> {
-    forms.iter().map(|form| Ok((form.file(), form.generate(text, forms)?))).collect()
+fn generate_forms(text: &str, forms: &[Form], charges: &Charges) -> Result<Vec<(String, String)>, String> {
+    forms.iter().map(|form| Ok((form.file(), form.generate(text, forms, charges)?))).collect()
 }
 
 /// A member of the blocking form: a method of the interface, a constructor or a factory.
@@ -108,7 +110,7 @@ impl Form {
         format!("{}.kt", self.blocking())
     }
 
-    fn generate(&self, text: &str, forms: &[Form]) -> Result<String, String> {
+    fn generate(&self, text: &str, forms: &[Form], charges: &Charges) -> Result<String, String> {
         let object = self.object.as_str();
         let header = format!("\npublic interface {object}Interface {{\n");
         let start =
@@ -195,17 +197,17 @@ impl Form {
         let factories: Vec<&Member> = members.iter().filter(|m| m.kind == Kind::Factory).collect();
         let methods = members.iter().filter(|m| matches!(m.kind, Kind::Method { .. }));
         for member in constructors {
-            file.push_str(&member.render(self, forms));
+            file.push_str(&member.render(self, forms, charges));
         }
         if !factories.is_empty() {
             file.push_str("    public companion object {\n");
             for member in factories {
-                file.push_str(&indent(&member.render(self, forms)));
+                file.push_str(&indent(&member.render(self, forms, charges)));
             }
             file.push_str("    }\n\n");
         }
         for member in methods {
-            file.push_str(&member.render(self, forms));
+            file.push_str(&member.render(self, forms, charges));
         }
         file.push_str(&format!(
             "    /** Frees the {what}: its {connections} close once the calls in flight have ended. */\n    override fun close(): Unit = async.close()\n}}\n",
@@ -241,21 +243,21 @@ fn blocking_form_of(name: &str, forms: &[Form]) -> Option<String> {
 }
 
 impl Member<'_> {
-    fn render(&self, form: &Form, forms: &[Form]) -> String {
+    fn render(&self, form: &Form, forms: &[Form], charges: &Charges) -> String {
         let m = &self.signature;
         // Parameters whose type has a blocking form take it, and pass its async object on.
         let mut parameters = Vec::new();
         let mut arguments = Vec::new();
         // A call that makes a charge tells the parking of it: interrupted after sending, it
         // throws the charge's `ChargeOutcomeUnknown` (ADR 0075).
-        let mut charge = None;
+        let charge = match self.kind {
+            Kind::Method { .. } => charges.get(m.name).map(|request| format!("`{request}`")),
+            Kind::Constructor | Kind::Factory => None,
+        };
         for (parameter, name) in split_top_level(m.parameters).into_iter().zip(&m.names) {
             let parameter = parameter.trim();
             let declared = parameter.split_once("`: ").map(|(_, t)| t).unwrap_or_default();
             let (kind, default) = declared.split_once(" = ").map_or((declared, None), |(t, d)| (t, Some(d)));
-            if kind == "ChargeRequest" {
-                charge = Some(format!("`{name}`"));
-            }
             match blocking_form_of(kind, forms) {
                 Some(blocking) => {
                     let default = default.map(|d| format!(" = {d}")).unwrap_or_default();
@@ -337,6 +339,7 @@ const PARKS: &str = " * Each call runs the async object's call and parks the cal
 #[cfg(test)]
 mod tests {
     use super::{forms_in, generate_forms};
+    use crate::charges::Charges;
 
     /// The root `uniffi.toml`'s exclusion, as it is.
     const CONFIG: &str = "[bindings.kotlin]\nexclude = [\"BlockingClient\", \"BlockingLedger\"]\n";
@@ -346,7 +349,7 @@ mod tests {
     const LEDGER: &str = "\npublic interface LedgerInterface {\n    \n    suspend fun `settle`(`client`: Client, `reference`: kotlin.String): LedgerDecision\n    \n    suspend fun `reconcile`(`client`: Client, `options`: ReconcileOptions? = null): ReconcileReport\n    \n    suspend fun `markFulfilled`(`claim`: Claim)\n    \n    companion object\n}\n\nopen class Ledger: Disposable, AutoCloseable, LedgerInterface\n{\n    constructor(withHandle: UniffiWithHandle, handle: Long) {\n    }\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `settle`(`client`: Client, `reference`: kotlin.String) : LedgerDecision {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `reconcile`(`client`: Client, `options`: ReconcileOptions?) : ReconcileReport {\n    }\n\n    @Throws(SikaException::class)\n    @Suppress(\"ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE\")\n    override suspend fun `markFulfilled`(`claim`: Claim) {\n    }\n\n    companion object {\n        \n    @Throws(SikaException::class) fun `sqlite`(`path`: kotlin.String, `options`: LedgerOptions? = null): Ledger {\n            return FfiConverterTypeLedger.lift(\n    }\n    \n    fun `helper`(): kotlin.String {\n    }\n    }\n}\n";
 
     fn files(text: &str) -> Result<Vec<(String, String)>, String> {
-        generate_forms(text, &forms_in(CONFIG).unwrap())
+        generate_forms(text, &forms_in(CONFIG).unwrap(), &Charges::new())
     }
 
     #[test]
@@ -371,7 +374,9 @@ mod tests {
     fn b232_a_blocking_charge_tells_the_parking_of_its_request() {
         let both = format!("{CLIENT}{LEDGER}")
             .replace("`verify`(`reference`: kotlin.String)", "`verify`(`request`: ChargeRequest)");
-        let all = files(&both).unwrap();
+        // The metadata names the charging methods and their `ChargeRequest` parameter.
+        let charges = [("verify".to_owned(), "request".to_owned())].into();
+        let all = generate_forms(&both, &forms_in(CONFIG).unwrap(), &charges).unwrap();
         let file = &all[0].1;
         assert!(file.contains("        parkUntilDone(`request`) { async.`verify`(`request`) }\n"), "{file}");
         // Any other call parks with no charge.
@@ -423,12 +428,20 @@ mod tests {
         let names: Vec<String> = super::forms().unwrap().iter().map(super::Form::file).collect();
         assert_eq!(names, ["BlockingClient.kt", "BlockingLedger.kt"]);
         // The client's form alone: no ledger file, and nothing else takes a blocking ledger.
-        let client_only =
-            generate_forms(&both, &forms_in("[bindings.kotlin]\nexclude = [\"BlockingClient\"]\n").unwrap()).unwrap();
+        let client_only = generate_forms(
+            &both,
+            &forms_in("[bindings.kotlin]\nexclude = [\"BlockingClient\"]\n").unwrap(),
+            &Charges::new(),
+        )
+        .unwrap();
         assert_eq!(client_only.iter().map(|(name, _)| name.as_str()).collect::<Vec<_>>(), ["BlockingClient.kt"]);
         // Without the client's form the ledger's takes the async `Client`.
-        let ledger_only =
-            generate_forms(&both, &forms_in("[bindings.kotlin]\nexclude = [\"BlockingLedger\"]\n").unwrap()).unwrap();
+        let ledger_only = generate_forms(
+            &both,
+            &forms_in("[bindings.kotlin]\nexclude = [\"BlockingLedger\"]\n").unwrap(),
+            &Charges::new(),
+        )
+        .unwrap();
         assert!(ledger_only[0].1.contains("public fun `settle`(`client`: Client, "), "{}", ledger_only[0].1);
         assert!(forms_in("").unwrap().is_empty());
         // A new blocking form in the core needs its documentation; anything else excluded has no

@@ -8,19 +8,19 @@
 //! `Ledger.initiateCharge`) therefore runs its generated call inside `sikaCharge`
 //! (`bindings/kotlin/src/main/kotlin/dev/sika/CancelledCharges.kt`), which makes the
 //! charge's `ChargeOutcomeUnknown`, kept by the core as the future was freed, that exception's
-//! cause. Derived from the generated methods, so a new charging method cannot lack it; the
-//! call itself stays as generated.
+//! cause. The charging methods come from the library's metadata (`crate::charges`), so a new
+//! one cannot lack it; the call itself stays as generated.
 
-use super::completable_futures::split_top_level;
+use crate::charges::Charges;
 use crate::patch::closing_paren;
 
 const METHOD: &str = "override suspend fun `";
 const CALL: &str = "return uniffiRustCallAsync(";
 
-pub fn patch(text: String) -> Result<String, String> {
+pub fn patch(text: String, charges: &Charges) -> Result<String, String> {
     let mut patched = String::with_capacity(text.len() + 512);
     let mut rest = text.as_str();
-    let mut wrapped = 0;
+    let mut wrapped = std::collections::BTreeSet::new();
     while let Some(at) = rest.find(METHOD) {
         let (before, method) = rest.split_at(at);
         patched.push_str(before);
@@ -28,7 +28,12 @@ pub fn patch(text: String) -> Result<String, String> {
         let (header, body) = method.split_at(line_end);
         patched.push_str(header);
         rest = body;
-        let Some(charge) = charge_parameter(header)? else { continue };
+        let name =
+            header[METHOD.len()..].split_once('`').ok_or_else(|| format!("unexpected suspend method `{header}`"))?.0;
+        let Some(charge) = charges.get(name) else { continue };
+        if !header.contains(&format!("`{charge}`: ChargeRequest")) {
+            return Err(format!("`{header}` does not take `{charge}` as its `ChargeRequest`, as the metadata says"));
+        }
         let start = body.find(CALL).ok_or_else(|| format!("`{header}` does not return `uniffiRustCallAsync(...)`"))?;
         if !body[..start].trim().is_empty() {
             return Err(format!("`{header}` does more than return `uniffiRustCallAsync(...)`"));
@@ -39,34 +44,22 @@ pub fn patch(text: String) -> Result<String, String> {
         patched.push_str(&body[..start]);
         patched.push_str(&format!("return sikaCharge(`{charge}`) {{ {call} }}"));
         rest = &body[close + 1..];
-        wrapped += 1;
+        wrapped.insert(name);
     }
     patched.push_str(rest);
-    if wrapped == 0 {
-        return Err("no `suspend` method takes a `ChargeRequest`".to_owned());
+    if let Some(missing) = charges.keys().find(|name| !wrapped.contains(name.as_str())) {
+        return Err(format!("the charging method `{missing}` is not a generated `suspend` method"));
     }
     Ok(patched)
 }
 
-/// The name of the `ChargeRequest` parameter of the method declared by `header`, if it has one.
-fn charge_parameter(header: &str) -> Result<Option<&str>, String> {
-    let shape = || format!("unexpected suspend method `{header}`");
-    let open = header.find('(').ok_or_else(shape)?;
-    let close = closing_paren(header, open).ok_or_else(shape)?;
-    for parameter in split_top_level(&header[open + 1..close]) {
-        let (name, declared) =
-            parameter.trim().strip_prefix('`').and_then(|p| p.split_once("`: ")).ok_or_else(shape)?;
-        let kind = declared.split_once(" = ").map_or(declared, |(kind, _)| kind);
-        if kind == "ChargeRequest" {
-            return Ok(Some(name));
-        }
-    }
-    Ok(None)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::patch;
+    /// The patch told, as the metadata tells it, that `initiateCharge` charges through `request`.
+    fn patch(text: String) -> Result<String, String> {
+        let charges = [("initiateCharge".to_owned(), "request".to_owned())].into();
+        super::patch(text, &charges)
+    }
 
     fn method(name: &str, parameters: &str) -> String {
         format!(
@@ -88,7 +81,10 @@ mod tests {
     #[test]
     fn b280_charge_cancellations_the_shape_is_checked() {
         let other = method("verifyTransaction", "`reference`: kotlin.String");
-        assert!(patch(other).is_err(), "no charging method");
+        let absent = patch(other).unwrap_err();
+        assert!(absent.contains("`initiateCharge` is not a generated `suspend` method"), "{absent}");
+        let renamed = method("initiateCharge", "`charge`: ChargeRequest");
+        assert!(patch(renamed).is_err(), "a parameter other than the metadata's");
         let changed =
             method("initiateCharge", "`request`: ChargeRequest").replace("return uniffiRustCallAsync(", "return run(");
         assert!(patch(changed).is_err(), "a charge that does not return the generated call");

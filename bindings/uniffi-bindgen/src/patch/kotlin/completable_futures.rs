@@ -15,8 +15,10 @@
 //! `Continuation` of its own, sees the twin alone (issue 26 item 4, ADR 0048).
 
 use super::super::replace_exactly;
+use crate::charges::Charges;
 
-pub fn patch(text: String) -> Result<String, String> {
+/// `charges`: the charging methods, from the library's metadata (`crate::charges`).
+pub fn patch(text: String, charges: &Charges) -> Result<String, String> {
     let mut patched = text.clone();
     let mut twins = 0;
     let mut hidden = Vec::new();
@@ -38,7 +40,7 @@ pub fn patch(text: String) -> Result<String, String> {
         }
         let class = interface.strip_suffix("Interface").ok_or("a suspend interface not named `...Interface`")?;
         let opening = format!("open class {class}: Disposable, AutoCloseable, {interface}\n{{\n");
-        let members: String = methods.iter().map(SuspendMethod::twin).collect();
+        let members: String = methods.iter().map(|method| method.twin(charges.contains_key(method.name))).collect();
         if let Some(missing) =
             methods.iter().find(|m| !patched.contains(&format!("override suspend fun `{}`(", m.name)))
         {
@@ -121,16 +123,8 @@ impl<'a> SuspendMethod<'a> {
         Ok(Self { name, parameters, names, result })
     }
 
-    /// Whether the method makes a charge: it takes a `ChargeRequest`.
-    fn charges(&self) -> bool {
-        split_top_level(self.parameters).into_iter().any(|parameter| {
-            parameter.split_once("`:").is_some_and(|(_, declared)| {
-                declared.split_once(" = ").map_or(declared, |(kind, _)| kind).trim() == "ChargeRequest"
-            })
-        })
-    }
-
-    fn twin(&self) -> String {
+    /// The method's `CompletableFuture` twin; `charge`: whether the method makes a charge.
+    fn twin(&self, charge: bool) -> String {
         let arguments: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
         let call = format!("`{}`({})", self.name, arguments.join(", "));
         // `Unit` would reach Java as `CompletableFuture<kotlin.Unit>`; `Void` is Java's "no value".
@@ -141,7 +135,7 @@ impl<'a> SuspendMethod<'a> {
         let overloads = if self.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
         // A cancelled charge's future waits for its call's end as long as its outcome needs; any
         // other call's, a short grace (Parking.kt, ADR 0094).
-        let future = if self.charges() { "sikaFuture(charge = true)" } else { "sikaFuture" };
+        let future = if charge { "sikaFuture(charge = true)" } else { "sikaFuture" };
         format!(
             "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call. The call starts on the calling\n     * thread, whose OpenTelemetry context is its trace parent.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        {future} {{ {body} }}\n\n",
             name = self.name,
@@ -173,22 +167,28 @@ pub(super) fn split_top_level(parameters: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{SuspendMethod, patch};
+    use super::SuspendMethod;
+
+    /// The patch with no charging method (the twins' charge flag is tested on `twin`).
+    fn patch(text: String) -> Result<String, String> {
+        super::patch(text, &crate::charges::Charges::new())
+    }
 
     #[test]
     fn b176_future_twins_keep_parameters_defaults_and_results() {
         let method =
             SuspendMethod::parse("`find`(`a`: Map<String, Int>, `b`: kotlin.String? = null): List<Bank>").unwrap();
         assert_eq!(method.names, ["a", "b"]);
-        let twin = method.twin();
+        let twin = method.twin(false);
         assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaFuture { `find`(`a`, `b`) }\n"), "{twin}");
         // No result: Java's `Void`, not `kotlin.Unit`; no defaults: no overloads.
-        let twin = SuspendMethod::parse("`ping`()").unwrap().twin();
+        let twin = SuspendMethod::parse("`ping`()").unwrap().twin(false);
         assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaFuture { `ping`(); null }\n"), "{twin}");
         assert!(!twin.contains("@JvmOverloads"));
         assert!(SuspendMethod::parse("find(a: Int): Int").is_err());
         // A charge's future is told so: its cancellation waits for the charge's outcome.
-        let twin = SuspendMethod::parse("`initiateCharge`(`request`: ChargeRequest): ChargeResponse").unwrap().twin();
+        let twin =
+            SuspendMethod::parse("`initiateCharge`(`request`: ChargeRequest): ChargeResponse").unwrap().twin(true);
         assert!(twin.contains("        sikaFuture(charge = true) { `initiateCharge`(`request`) }\n"), "{twin}");
     }
 
@@ -199,6 +199,10 @@ mod tests {
         assert!(patched.contains("ClientInterface\n{\n    /**"));
         // B263: started on the caller's thread (`sikaFuture`, undispatched), not on a pool's.
         assert!(patched.contains("sikaFuture { `get`(`id`) }"), "{patched}");
+        // A method the metadata names as charging gets a charge's future.
+        let charges = [("get".to_owned(), "id".to_owned())].into();
+        let charging = super::patch(generated.to_owned(), &charges).unwrap();
+        assert!(charging.contains("sikaFuture(charge = true) { `get`(`id`) }"), "{charging}");
         // Java sees the twin alone: the suspend declaration and its override are synthetic.
         assert!(patched.contains("    @JvmSynthetic\n    suspend fun `get`("), "{patched}");
         assert!(patched.contains("    @JvmSynthetic\n    override suspend fun `get`("), "{patched}");

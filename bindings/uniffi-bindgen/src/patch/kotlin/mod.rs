@@ -26,8 +26,9 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let text = java_annotations::patch(text)?;
     let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
-    let text = completable_futures::patch(text)?;
-    let text = charge_cancellations::patch(text)?;
+    let charges = crate::charges::of_namespace(&namespace)?;
+    let text = completable_futures::patch(text, &charges)?;
+    let text = charge_cancellations::patch(text, &charges)?;
     let text = call_status::patch(text)?;
     let text = returned_buffers::patch(text)?;
     let text = closed_objects::patch(text)?;
@@ -45,14 +46,16 @@ pub fn own_file_names() -> Result<Vec<String>, String> {
 
 /// Each of [`own_file_names`] with its content. The blocking forms and `Sika` are derived from
 /// UniFFI's output with the Java annotations of its constructors and factories (`@Throws`,
-/// `@JvmStatic`), which they repeat; the serializers (kotlinx's and Jackson's module) from the
-/// metadata of `library`, the rule Swift's `Codable` follows too (`crate::serialized`).
+/// `@JvmStatic`), which they repeat, and the blocking forms' charging methods from the metadata
+/// of `library` (`crate::charges`); the serializers (kotlinx's and Jackson's module) from that
+/// metadata too, the rule Swift's `Codable` follows (`crate::serialized`).
 pub fn own_files(generated: &str, library: Option<&Path>) -> Result<Vec<(String, String)>, String> {
+    let library = library.ok_or("the blocking forms and serializers read the library's metadata: no library given")?;
+    let namespace = crate::python_stub::interface(library)?;
     let annotated = java_annotations::patch(generated.to_owned())?;
-    let mut files = blocking_forms::generate(&annotated)?;
+    let mut files = blocking_forms::generate(&annotated, &crate::charges::of_namespace(&namespace)?)?;
     files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&annotated)?));
-    let library = library.ok_or("the serializers are written from the library's metadata: no library given")?;
-    let types = crate::serialized::serialized_types(&crate::python_stub::interface(library)?)?;
+    let types = crate::serialized::serialized_types(&namespace)?;
     files.push((kotlinx_serializers::FILE_NAME.to_owned(), kotlinx_serializers::generate(&types)));
     files.push((jackson_module::FILE_NAME.to_owned(), jackson_module::generate(&types)));
     Ok(files)

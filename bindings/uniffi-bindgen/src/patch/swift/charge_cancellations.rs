@@ -7,17 +7,18 @@
 //! generated call inside `sikaCharge` (`bindings/swift/Sources/Sika/CancelledCharges.swift`),
 //! which throws the charge's `ChargeOutcomeUnknown` (reference, request id), kept by the core as
 //! the call freed the Rust future, in its place; a charge cancelled before any socket connected
-//! still throws `CancellationError`. Derived from the generated methods, so a new charging
-//! method cannot lack it; the call itself stays as generated.
+//! still throws `CancellationError`. The charging methods come from the library's metadata
+//! (`crate::charges`), so a new one cannot lack it; the call itself stays as generated.
 
+use crate::charges::Charges;
 use crate::patch::closing_paren;
 
 const CALL: &str = "uniffiRustCallAsync(";
 
-pub fn patch(text: String) -> Result<String, String> {
+pub fn patch(text: String, charges: &Charges) -> Result<String, String> {
     let mut patched = String::with_capacity(text.len() + 512);
     let mut rest = text.as_str();
-    let mut wrapped = 0;
+    let mut wrapped = std::collections::BTreeSet::new();
     while let Some(at) = rest.find("func ") {
         let (before, method) = rest.split_at(at);
         patched.push_str(before);
@@ -30,7 +31,14 @@ pub fn patch(text: String) -> Result<String, String> {
         if !is_async || !header.trim_end().ends_with('{') {
             continue;
         }
-        let Some(charge) = charge_parameter(header)? else { continue };
+        let name = header["func ".len()..].split_once('(').map_or("", |(name, _)| name);
+        let Some(charge) = charges.get(name) else { continue };
+        if !header.contains(&format!("{charge}: ChargeRequest")) {
+            return Err(format!(
+                "`{}` does not take `{charge}` as its `ChargeRequest`, as the metadata says",
+                header.trim()
+            ));
+        }
         let shape = || format!("`{}` does not return `try await uniffiRustCallAsync(...)`", header.trim());
         let call = body.find(CALL).ok_or_else(shape)?;
         let returned = body[..call].trim_start().strip_prefix("return").ok_or_else(shape)?;
@@ -44,35 +52,22 @@ pub fn patch(text: String) -> Result<String, String> {
         patched
             .push_str(&format!(" try await sikaCharge(reference: {charge}.reference) {{{} }}", &body[start..=close]));
         rest = &body[close + 1..];
-        wrapped += 1;
+        wrapped.insert(name);
     }
     patched.push_str(rest);
-    if wrapped == 0 {
-        return Err("no async method takes a `ChargeRequest`".to_owned());
+    if let Some(missing) = charges.keys().find(|name| !wrapped.contains(name.as_str())) {
+        return Err(format!("the charging method `{missing}` is not a generated async method"));
     }
     Ok(patched)
 }
 
-/// The name of the `ChargeRequest` parameter of the method declared by `header`, if it has one.
-fn charge_parameter(header: &str) -> Result<Option<&str>, String> {
-    let shape = || format!("unexpected async method `{}`", header.trim());
-    let open = header.find('(').ok_or_else(shape)?;
-    let close = closing_paren(header, open).ok_or_else(shape)?;
-    for parameter in header[open + 1..close].split(',') {
-        let Some((name, declared)) = parameter.split_once(':') else { continue };
-        let kind = declared.split_once('=').map_or(declared, |(kind, _)| kind).trim();
-        if kind == "ChargeRequest" {
-            // `label name: Type` or `name: Type`: the name is the last word.
-            let name = name.split_whitespace().last().ok_or_else(shape)?;
-            return Ok(Some(name));
-        }
-    }
-    Ok(None)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::patch;
+    /// The patch told, as the metadata tells it, that `initiateCharge` charges through `request`.
+    fn patch(text: String) -> Result<String, String> {
+        let charges = [("initiateCharge".to_owned(), "request".to_owned())].into();
+        super::patch(text, &charges)
+    }
 
     fn method(signature: &str) -> String {
         format!(
@@ -105,7 +100,12 @@ mod tests {
 
     #[test]
     fn b282_charge_cancellations_the_shape_is_checked() {
-        assert!(patch(method("verifyTransaction(reference: String)")).is_err(), "no charging method");
+        let absent = patch(method("verifyTransaction(reference: String)")).unwrap_err();
+        assert!(absent.contains("`initiateCharge` is not a generated async method"), "{absent}");
+        assert!(
+            patch(method("initiateCharge(charge: ChargeRequest)")).is_err(),
+            "a parameter other than the metadata's"
+        );
         let changed = method("initiateCharge(request: ChargeRequest)")
             .replace("try  await uniffiRustCallAsync(", "try await other(uniffiRustCallAsync(");
         assert!(patch(changed).is_err(), "a charge that does not return the generated call");

@@ -12,6 +12,6 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let namespace = crate::python_stub::interface(library)?;
     let text = error_defaults::patch(text, &crate::error_defaults::of_namespace(&namespace))?;
     let text = task_cancellation::patch(text)?;
-    let text = charge_cancellations::patch(text)?;
+    let text = charge_cancellations::patch(text, &crate::charges::of_namespace(&namespace)?)?;
     server_only::patch(text)
 }
