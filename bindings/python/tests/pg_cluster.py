@@ -14,6 +14,8 @@ import signal
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # The superuser's password: the tests check it is never printed.
@@ -96,6 +98,29 @@ class Cluster:
         # The backends first, then the postmaster (which would start no new one while stopped).
         for pid in [*_children_of(postmaster), postmaster]:
             os.kill(pid, number)
+
+    @contextmanager
+    def row_locked(self, table: str, reference: str) -> Iterator[None]:
+        """Holds `reference`'s row of `table` locked (`SELECT ... FOR UPDATE` in an open
+        transaction of another session, through `psql`) until the block ends."""
+        session = subprocess.Popen(
+            [str(self._bin / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", self.url],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        assert session.stdin is not None and session.stdout is not None
+        try:
+            session.stdin.write(
+                f"BEGIN;\nSELECT 1 FROM {table} WHERE reference = '{reference}' FOR UPDATE;\n\\echo LOCKED\n"
+            )
+            session.stdin.flush()
+            seen = []
+            while (line := session.stdout.readline()) and line.strip() != "LOCKED":
+                seen.append(line)
+            if not line:
+                raise AssertionError(f"psql did not lock the row: {''.join(seen)}")
+            yield
+        finally:
+            session.communicate("ROLLBACK;\n\\q\n", timeout=30)
 
     def stop(self) -> None:
         try:

@@ -4,8 +4,9 @@ and on worker threads alike (issue 43 item 6). With a throwaway PostgreSQL clust
 `SikaError.Storage` near its deadline, and works again once the cluster is back; opening a ledger
 against a server that accepts and never answers ends at `connect_timeout_ms`. Before the core's
 deadlines a worker thread's `mark_fulfilled` ran 56 s here: Python's signals reach only the main
-thread, so nothing else ended it. The Rust suite (`core/tests/ledger/time.rs`) checks the same
-on the core's futures, and a row lock held by another session.
+thread, so nothing else ended it. A row lock held by another session ends each operation that
+waits for it the same way (the server's `lock_timeout`). The Rust suite
+(`core/tests/ledger/time.rs`) checks the same on the core's futures.
 """
 
 from __future__ import annotations
@@ -56,16 +57,16 @@ def operations(ledger, client, claim) -> dict[str, Callable[[], object]]:
     }
 
 
-def ends_at_the_deadline(name: str, call: Callable[[], object]) -> str | None:
-    """None when `call` raised `Storage` within the bound, else what went wrong."""
+def ends_at_the_deadline(name: str, call: Callable[[], object], because: str = "did not answer within") -> str | None:
+    """None when `call` raised `Storage` saying `because` within the bound, else what went wrong."""
     started = time.monotonic()
     try:
         outcome: object = call()
     except sika.SikaError.Storage as error:
         outcome = error
     took = time.monotonic() - started
-    if not isinstance(outcome, sika.SikaError.Storage) or "did not answer within" not in str(outcome):
-        return f"{name}: a frozen database must be Storage, got {outcome!r}"
+    if not isinstance(outcome, sika.SikaError.Storage) or because not in str(outcome):
+        return f"{name}: must be Storage ({because}), got {outcome!r}"
     return None if took < BOUND_S else f"{name} took {took:.1f} s"
 
 
@@ -111,3 +112,28 @@ def test_b217_opening_against_a_server_that_never_answers_ends_at_the_connect_ti
         on_main = opening()
         worker.join(timeout=30)
         assert (on_main, on_worker) == (None, [None])
+
+
+def test_b217_a_row_lock_held_elsewhere_ends_each_waiting_operation_at_its_deadline_on_any_thread(
+    cluster, sandbox: Sandbox
+):
+    client = sandbox.blocking_client()
+    options = sika.LedgerOptions(timeout_ms=TIMEOUT_MS, max_connections=4)
+    ledger = sika.BlockingLedger.postgres(sika.SecretUrl(cluster.url), options)
+    sandbox.seed_transaction(transaction_object("B217-PY-1", "successful", "100.10"))
+    ledger.expect("B217-PY-1", ORDER)
+    decision = ledger.handle_webhook(client, notification("B217-PY-1"))
+    assert isinstance(decision, sika.LedgerDecision.FULFIL), decision
+    every = operations(ledger, client, decision.claim)
+    # The operations that write the payment's row (reading it takes no lock).
+    waiting = {name: every[name] for name in ("handle_webhook", "settle", "renew", "release", "mark_fulfilled")}
+    with cluster.row_locked("sika_payments", "B217-PY-1"):
+        on_main = [ends_at_the_deadline(name, call, "timeout") for name, call in waiting.items()]
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="worker") as workers:
+            on_workers = list(workers.map(lambda item: ends_at_the_deadline(item[0], item[1], "timeout"), waiting.items()))
+    assert [problem for problem in on_main if problem] == [], "on the main thread"
+    assert [problem for problem in on_workers if problem] == [], "on worker threads"
+    # The lock gone: the same claim marks, as nothing was written while it was held.
+    ledger.mark_fulfilled(decision.claim)
+    after = ledger.settle(client, "B217-PY-1")
+    assert isinstance(after, sika.LedgerDecision.ALREADY_FULFILLED), after
