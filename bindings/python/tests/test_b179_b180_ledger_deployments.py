@@ -11,7 +11,12 @@ delivery is answered as the ledger decided.
 
 B180: a Celery prefork worker's task reconciles the ledger: payments pending when the orders
 were placed, paid since, are shipped once by the task called twice at once (two pool processes
-race), its result plain JSON data."""
+race), its result plain JSON data.
+
+B321: a shipment that raises in the README's handler is shipped by the service's own next
+delivery, at once: the handler's exception gives the claim back (the block's `release`), the
+delivery is answered 500, and the sandbox's retry 300 ms later is `Fulfil` and ships it, once,
+though the lease is 5 minutes."""
 
 from __future__ import annotations
 
@@ -217,6 +222,62 @@ def test_b179_the_deployed_apps_fulfil_through_the_ledger_once_under_duplicate_d
         record = ledger.payment(reference)
         assert record is not None and (record.claims_offered, record.fulfilled_at) == (0, None), record
     print(f"{shape.name} on {database}: {len(everyone) * DELIVERIES} deliveries in {delivered_s:.1f} s")
+
+
+# --- B321: a shipment that fails, shipped by the service's redelivery -----------------------
+
+FLAKY = 4
+# How uvicorn reports the exception of a handler (gunicorn's sync worker logs it as an error).
+HANDLER_RAISED = "Exception in ASGI application"
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.name)
+def test_b321_a_shipment_that_raises_is_shipped_by_the_services_next_delivery_at_once(
+    shape, ledger_sandbox, tmp_path
+):
+    sandbox = ledger_sandbox
+    tag = f"B321-{''.join(word[0] for word in shape.name.split('-')).upper()}"
+    orders = Orders(str(tmp_path / "orders.sqlite"))
+    orders.create_schema()
+    references = [f"{tag}-{index}" for index in range(FLAKY)]
+    for reference in references:
+        sandbox.seed_transaction(transaction_object(reference, "successful", AMOUNT))
+        orders.fail_first_shipment(reference)
+    environment = shop_environment(sandbox, tmp_path / "orders.sqlite")
+    server = start(shape, environment, tmp_path / "server.log")
+    http = httpx.Client(timeout=CALL_DEADLINE_S, trust_env=False)
+    try:
+        problems = run_at_once([place_order(http, server.route("/orders"), reference) for reference in references])
+        assert not problems, no_problems(problems)
+        webhook_url = server.route("/ledger/webhooks/sika")
+        problems = run_at_once([send_webhook(sandbox, ref, 1, url=webhook_url, http=http) for ref in references])
+        # The first attempt raised (500); the retry, after RETRIES_MS's first wait, shipped.
+        answers = poll(
+            lambda: deliveries_by_reference(sandbox, webhook_url),
+            until=lambda answers: all(answers.get(reference) == [[500, 200]] for reference in references),
+            deadline_s=BATCH_DEADLINE_S,
+        )
+        shipments = orders.shipments()
+        problems += [line for line in server.health_problems() if HANDLER_RAISED not in line]
+    finally:
+        http.close()
+        server.stop()
+    problems += [
+        f"{reference}: its delivery's attempts were answered {answers.get(reference)}, expected [[500, 200]]"
+        for reference in references
+        if answers.get(reference) != [[500, 200]]
+    ]
+    problems += [
+        f"{reference} shipped {len(shipments.get(reference, []))} times" for reference in references
+        if len(shipments.get(reference, [])) != 1
+    ]  # fmt: skip
+    assert not problems, no_problems(problems)
+    ledger = open_ledger(environment[shop.LEDGER_DB])
+    for reference in references:
+        record = ledger.payment(reference)
+        assert record is not None and (record.claims_offered, record.fulfilled_at is not None) == (2, True), record
+        released = [event.detail for event in record.events if event.kind == sika.EventKind.RELEASED]
+        assert released == [f"claim 1 released: ShipmentFailed: the carrier refused {reference}"], released
 
 
 # --- B180: a reconcile task on Celery's prefork pool --------------------------------------

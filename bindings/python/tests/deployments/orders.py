@@ -5,7 +5,9 @@
 first time only: deliveries repeat, and the workers that receive them race.
 
 `ship` is what the ledger's handlers call: it is not idempotent (each call is one more shipment,
-with the pid of the worker that shipped), so an order fulfilled twice shows as two shipments."""
+with the pid of the worker that shipped), so an order fulfilled twice shows as two shipments. A
+test can make an order's first shipment fail (`fail_first_shipment`): `ship` then raises
+`ShipmentFailed` once, as a carrier's outage would, with nothing shipped."""
 
 from __future__ import annotations
 
@@ -33,6 +35,15 @@ CREATE TABLE IF NOT EXISTS shipments (
     shipped_by_pid INTEGER NOT NULL
 )
 """
+
+
+SHIPMENT_FAILURES = """
+CREATE TABLE IF NOT EXISTS shipment_failures (reference TEXT PRIMARY KEY)
+"""
+
+
+class ShipmentFailed(RuntimeError):
+    """The carrier refused the shipment (a test's `fail_first_shipment`)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,7 @@ class Orders:
         with self._transaction() as db:
             db.execute(SCHEMA)
             db.execute(SHIPMENTS)
+            db.execute(SHIPMENT_FAILURES)
         with contextlib.closing(sqlite3.connect(self._path)) as db:
             db.execute("PRAGMA journal_mode=WAL")  # persistent: every later connection uses it
 
@@ -91,9 +103,17 @@ class Orders:
                 (os.getpid(), reference),
             )
 
+    def fail_first_shipment(self, reference: str) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT INTO shipment_failures (reference) VALUES (?)", (reference,))
+
     def ship(self, reference: str) -> None:
         with self._transaction() as db:
-            db.execute("INSERT INTO shipments (reference, shipped_by_pid) VALUES (?, ?)", (reference, os.getpid()))
+            failing = db.execute("DELETE FROM shipment_failures WHERE reference = ?", (reference,)).rowcount
+            if not failing:
+                db.execute("INSERT INTO shipments (reference, shipped_by_pid) VALUES (?, ?)", (reference, os.getpid()))
+        if failing:  # raised once the delete is committed: the next try ships
+            raise ShipmentFailed(f"the carrier refused {reference}")
 
     def shipments(self) -> dict[str, list[int]]:
         """The pids that shipped each reference, one per shipment."""
