@@ -352,3 +352,30 @@ async def test_b305_the_ledgers_operations_are_spans_under_the_merchants_with_ve
             assert span.attributes["sika.reference"] == reference
     after = {name: sum(p.value for p in points_of(spans, name)) for name in counters}
     assert {name: after[name] - before[name] for name in counters} == dict.fromkeys(counters, 1)
+
+
+def test_b305_a_claim_given_back_is_counted_and_its_next_offer_is_counted_again(spans, sandbox, tmp_path):
+    """B305: a fulfilment block that raises releases its claim (a `sika.ledger.release` span under
+    the merchant's, `sika.ledger.claims.released`); the next delivery's claim is offer 2, counted
+    in `sika.ledger.claims.reoffered` as well as offered."""
+    reference = "B305-RELEASED"
+    sandbox.seed_transaction(transaction_object(reference, "successful", "100.10"))
+    ledger = sika.BlockingLedger.sqlite(str(tmp_path / "ledger.db"))
+    ledger.expect(reference, sika.ExpectedPayment(amount="100.10", currency="GHS"))
+    body = json.dumps({"event": "charge.success", "data": {"reference": reference}}).encode()
+    client = sandbox.blocking_client()
+    counters = [f"sika.ledger.claims.{name}" for name in ("offered", "reoffered", "released")]
+    before = {name: sum(p.value for p in points_of(spans, name)) for name in counters}
+    spans.spans.clear()
+    with trace.get_tracer("shop").start_as_current_span("POST /webhooks/sika") as request:
+        first = ledger.handle_webhook(client, body)
+        with pytest.raises(ConnectionError), ledger.fulfilment(first.claim):
+            raise ConnectionError("carrier API unreachable")
+    (release,) = spans.finished()["sika.ledger.release"]
+    assert release.parent.span_id == request.get_span_context().span_id
+    assert release.attributes["sika.reference"] == reference
+    again = ledger.handle_webhook(client, body)
+    assert isinstance(again, sika.LedgerDecision.FULFIL) and again.claim.offer == 2, again
+    after = {name: sum(p.value for p in points_of(spans, name)) for name in counters}
+    deltas = {name: after[name] - before[name] for name in counters}
+    assert deltas == {counters[0]: 2, counters[1]: 1, counters[2]: 1}, deltas
