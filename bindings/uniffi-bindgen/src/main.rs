@@ -14,7 +14,9 @@
 //!   own (`scripts/test-python`).
 //! - Kotlin and Swift (ADR 0009): checked patches of the generated file (`patch/`). Each
 //!   checks the shape of the code it changes and fails the build when UniFFI no longer
-//!   generates that shape: an upgrade is looked at, never half-patched.
+//!   generates that shape: an upgrade is looked at, never half-patched. The files written beside
+//!   it (Kotlin's blocking forms, `Sika.kt` and serializers, Swift's `Codable` conformances)
+//!   come from the metadata, not from the generated text.
 
 mod charges;
 mod error_defaults;

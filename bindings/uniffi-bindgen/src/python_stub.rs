@@ -36,19 +36,52 @@ use crate::python::{Added, match_args};
 pub const FILE_NAME: &str = "sika_ffi_types.py";
 
 /// The library's one UniFFI component, through UniFFI's own loader and pipeline, with the
-/// repository's `uniffi.toml` (generate.rs), as `uniffi-bindgen generate` reads it.
+/// repository's `uniffi.toml` (generate.rs), as `uniffi-bindgen generate` reads it, and the
+/// renames and exclusions of `[bindings.python]`.
 pub fn interface(library: &Path) -> Result<Namespace, String> {
+    load(library, "python").map(|(namespace, _)| namespace)
+}
+
+/// [`interface`] as UniFFI's generator of `language` declares it: with `[bindings.<language>]`'s
+/// renames and exclusions, and the functions in that generator's order. The pipeline lists the
+/// functions by name; the generators (UniFFI's `ComponentInterface`) by module, then name, and a
+/// file that repeats the generated functions (Kotlin's `Sika.kt`) keeps their order.
+pub fn declared_interface(library: &Path, language: &str) -> Result<Namespace, String> {
+    let (mut namespace, declared) = load(library, language)?;
+    let mut order = Vec::with_capacity(namespace.functions.len());
+    for function in &namespace.functions {
+        let symbol = &function.callable.ffi_func.0;
+        let position = declared.iter().position(|declared| declared == symbol);
+        order.push(position.ok_or_else(|| format!("the function `{symbol}` is not in the library's metadata"))?);
+    }
+    let mut numbered: Vec<_> = order.into_iter().zip(namespace.functions).collect();
+    numbered.sort_by_key(|(position, _)| *position);
+    namespace.functions = numbered.into_iter().map(|(_, function)| function).collect();
+    Ok(namespace)
+}
+
+/// The namespace, through the pipeline of `language`, and the library's functions' symbols in
+/// the metadata's order (by module, then name).
+fn load(library: &Path, language: &str) -> Result<(Namespace, Vec<String>), String> {
     let library = Utf8Path::from_path(library).ok_or("the library path is not UTF-8")?;
     let mut paths = crate::generate::paths();
     paths.add_cargo_metadata_layer(false).map_err(|e| format!("running cargo metadata: {e}"))?;
     let loader = BindgenLoader::new(paths, GlobalConfig::default());
     let metadata = loader.load_metadata(library).map_err(|e| format!("reading the library's metadata: {e}"))?;
+    let functions = metadata
+        .values()
+        .flat_map(|group| &group.items)
+        .filter_map(|item| match item {
+            uniffi_meta::Metadata::Func(function) => Some(function.ffi_symbol_name()),
+            _ => None,
+        })
+        .collect();
     let initial =
         loader.load_pipeline_initial_root(library, metadata).map_err(|e| format!("loading the interface: {e}"))?;
-    let root = general::pipeline("python").execute(initial).map_err(|e| format!("UniFFI's pipeline: {e}"))?;
+    let root = general::pipeline(language).execute(initial).map_err(|e| format!("UniFFI's pipeline: {e}"))?;
     let mut namespaces = root.namespaces.into_values();
     match (namespaces.next(), namespaces.next()) {
-        (Some(namespace), None) => Ok(namespace),
+        (Some(namespace), None) => Ok((namespace, functions)),
         _ => Err("expected one UniFFI component in the library".to_owned()),
     }
 }

@@ -36,7 +36,7 @@ pub fn apply(language: &str, out_dir: &Path, library: Option<&Path>) -> Result<(
         ));
     };
     let text = fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let written = if language == "kotlin" { kotlin::own_files(&text, library) } else { Ok(Vec::new()) };
+    let written = if language == "kotlin" { kotlin::own_files(library) } else { Ok(Vec::new()) };
     let written = written.map_err(|e| format!("{language} files beside {}: {e}", file.display()))?;
     let patched = patch(text, library).map_err(|e| format!("{language} patch of {}: {e}", file.display()))?;
     fs::write(file, patched).map_err(|e| format!("writing {}: {e}", file.display()))?;

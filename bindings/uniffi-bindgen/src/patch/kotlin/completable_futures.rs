@@ -10,52 +10,80 @@
 //! cancels the Rust future as a Kotlin cancellation does. Generated, so a new suspend method
 //! cannot lack its twin.
 //!
+//! Which methods get a twin, and each twin's signature, come from the library's metadata (each
+//! async method of an object, declared as `sika_ffi.kt` declares it: `kotlin_types`); the
+//! generated text is only where the twins go, inside the object's class, so the patch checks the
+//! shape it expects there (ADR 0034): the class's opening line once, an override of each method,
+//! and as many `suspend fun` declarations as the metadata has async methods.
+//!
 //! Each `suspend fun` (the interface's declaration and the class's override) gets
 //! `@JvmSynthetic`: Kotlin callers keep it, and Java, which could only call it with a
 //! `Continuation` of its own, sees the twin alone (issue 26 item 4, ADR 0048).
 
+use std::collections::BTreeMap;
+
+use uniffi_bindgen::pipeline::general::{Namespace, ObjectImpl, TypeDefinition};
+
 use super::super::replace_exactly;
+use super::kotlin_types::{KotlinTypes, Signature};
 use crate::charges::Charges;
 
-/// `charges`: the charging methods, from the library's metadata (`crate::charges`).
-pub fn patch(text: String, charges: &Charges) -> Result<String, String> {
-    let mut patched = text.clone();
-    let mut twins = 0;
-    let mut hidden = Vec::new();
-    let mut rest = text.as_str();
-    while let Some(start) = rest.find("\npublic interface ") {
-        let header = &rest[start + 1..];
-        let name_end = header.find(" {\n").ok_or("an interface without a body")?;
-        let interface = &header["public interface ".len()..name_end];
-        let body_len = header.find("\n}\n").ok_or("an unterminated interface")?;
-        let body = &header[..body_len];
-        rest = &header[body_len..];
-        let methods = body
-            .lines()
-            .filter_map(|line| line.strip_prefix("    suspend fun "))
-            .map(SuspendMethod::parse)
-            .collect::<Result<Vec<_>, _>>()?;
+/// `namespace`: the library's Kotlin metadata; `charges`: its charging methods
+/// (`crate::charges`).
+pub fn patch(text: String, namespace: &Namespace, charges: &Charges) -> Result<String, String> {
+    let types = KotlinTypes::of_namespace(namespace);
+    let mut objects = Vec::new();
+    for definition in &namespace.type_definitions {
+        let TypeDefinition::Interface(interface) = definition else { continue };
+        let mut methods = Vec::new();
+        for method in &interface.methods {
+            let signature = types.signature(&method.callable).map_err(|e| format!("`{}`: {e}", interface.name))?;
+            if signature.suspends {
+                methods.push(signature);
+            }
+        }
         if methods.is_empty() {
             continue;
         }
-        let class = interface.strip_suffix("Interface").ok_or("a suspend interface not named `...Interface`")?;
-        let opening = format!("open class {class}: Disposable, AutoCloseable, {interface}\n{{\n");
-        let members: String = methods.iter().map(|method| method.twin(charges.contains_key(method.name))).collect();
+        // A trait's Kotlin class is generated in another shape (and a foreign implementation
+        // of it would need the twins too).
+        if !matches!(interface.imp, ObjectImpl::Struct) {
+            return Err(format!("`{}` is a trait with async methods: its twins have no rule yet", interface.name));
+        }
+        objects.push((types.type_label(&interface.self_type.ty)?, methods));
+    }
+    patch_objects(text, &objects, charges)
+}
+
+/// The twins of each `(class, its async methods)` added to the generated `text`.
+fn patch_objects(text: String, objects: &[(String, Vec<Signature>)], charges: &Charges) -> Result<String, String> {
+    let declared = text.matches("\n    suspend fun `").count();
+    let twins: usize = objects.iter().map(|(_, methods)| methods.len()).sum();
+    if twins == 0 {
+        return Err("no async method of any object".to_owned());
+    }
+    if declared != twins {
+        return Err(format!(
+            "the objects' interfaces declare {declared} `suspend fun` in the generated code, the metadata {twins} async methods"
+        ));
+    }
+    let mut patched = text;
+    // Two objects may share a method's name (`Client` and `Ledger` both `handleWebhook`): each
+    // name is hidden once per interface that declares it.
+    let mut declared_by = BTreeMap::<&str, usize>::new();
+    for (class, methods) in objects {
+        let opening = format!("open class {class}: Disposable, AutoCloseable, {class}Interface\n{{\n");
         if let Some(missing) =
             methods.iter().find(|m| !patched.contains(&format!("override suspend fun `{}`(", m.name)))
         {
             return Err(format!("{class} does not implement `suspend fun {}`", missing.name));
         }
+        let members: String = methods.iter().map(|method| twin(method, charges.contains_key(&method.name))).collect();
         patched =
             replace_exactly(&patched, &opening, &format!("{opening}{members}"), 1, &format!("`open class {class}`"))?;
-        twins += methods.len();
-        hidden.extend(methods.iter().map(|m| m.name.to_owned()));
-    }
-    // Two objects may share a method's name (`AsyncClient` and `Ledger` both `handleWebhook`):
-    // each name is hidden once per interface that declares it.
-    let mut declared_by = std::collections::BTreeMap::<&str, usize>::new();
-    for name in &hidden {
-        *declared_by.entry(name.as_str()).or_default() += 1;
+        for method in methods {
+            *declared_by.entry(method.name.as_str()).or_default() += 1;
+        }
     }
     for (name, interfaces) in declared_by {
         // Java sees the twin only: the declaration in the interface and its override.
@@ -70,146 +98,100 @@ pub fn patch(text: String, charges: &Charges) -> Result<String, String> {
             )?;
         }
     }
-    if twins == 0 {
-        return Err("no `suspend fun` in any object's interface".to_owned());
-    }
     Ok(patched)
 }
 
-/// One `suspend fun` line of an interface: `` `name`(`a`: A, `b`: B? = null): R ``.
-pub(super) struct SuspendMethod<'a> {
-    pub(super) name: &'a str,
-    pub(super) parameters: &'a str,
-    pub(super) names: Vec<&'a str>,
-    pub(super) result: &'a str,
-}
-
-impl<'a> SuspendMethod<'a> {
-    pub(super) fn parse(line: &'a str) -> Result<Self, String> {
-        let shape = || format!("unexpected suspend method `{line}`");
-        let line = line.strip_prefix('`').ok_or_else(shape)?;
-        let (name, signature) = line.split_once("`(").ok_or_else(shape)?;
-        Self::named(name, signature).map_err(|()| shape())
-    }
-
-    /// The method `name` whose signature, after its opening `(`, is `signature`.
-    pub(super) fn named(name: &'a str, signature: &'a str) -> Result<Self, ()> {
-        let shape = || ();
-        // The parameter list ends at the `)` that closes the first `(`.
-        let mut depth = 1;
-        let close = signature
-            .char_indices()
-            .find(|&(_, c)| {
-                depth += match c {
-                    '(' => 1,
-                    ')' => -1,
-                    _ => 0,
-                };
-                depth == 0
-            })
-            .ok_or_else(shape)?
-            .0;
-        let parameters = &signature[..close];
-        let result = match signature[close + 1..].trim() {
-            "" => "Unit",
-            returns => returns.strip_prefix(": ").ok_or_else(shape)?,
-        };
-        let names = split_top_level(parameters)
-            .into_iter()
-            .map(|parameter| {
-                parameter.trim().strip_prefix('`').and_then(|p| p.split_once("`:")).map(|(n, _)| n).ok_or_else(shape)
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Self { name, parameters, names, result })
-    }
-
-    /// The method's `CompletableFuture` twin; `charge`: whether the method makes a charge.
-    fn twin(&self, charge: bool) -> String {
-        let arguments: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
-        let call = format!("`{}`({})", self.name, arguments.join(", "));
-        // `Unit` would reach Java as `CompletableFuture<kotlin.Unit>`; `Void` is Java's "no value".
-        let (result, body) = match self.result {
-            "Unit" => ("Void?".to_owned(), format!("{call}; null")),
-            result => (result.to_owned(), call),
-        };
-        let overloads = if self.parameters.contains(" = ") { "    @JvmOverloads\n" } else { "" };
-        // A cancelled charge's future waits for its call's end as long as its outcome needs; any
-        // other call's, a short grace (Parking.kt, ADR 0094).
-        let future = if charge { "sikaFuture(charge = true)" } else { "sikaFuture" };
-        format!(
-            "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call. The call starts on the calling\n     * thread, whose OpenTelemetry context is its trace parent.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        {future} {{ {body} }}\n\n",
-            name = self.name,
-            parameters = self.parameters,
-        )
-    }
-}
-
-/// `parameters` split at its commas outside `<...>` and `(...)`; none for an empty list.
-pub(super) fn split_top_level(parameters: &str) -> Vec<&str> {
-    if parameters.trim().is_empty() {
-        return Vec::new();
-    }
-    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
-    for (index, c) in parameters.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&parameters[start..index]);
-                start = index + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&parameters[start..]);
-    parts
+/// The `CompletableFuture` twin of the async `method`; `charge`: whether it makes a charge.
+fn twin(method: &Signature, charge: bool) -> String {
+    let call = format!("`{}`({})", method.name, method.arguments());
+    // `Unit` would reach Java as `CompletableFuture<kotlin.Unit>`; `Void` is Java's "no value".
+    let (result, body) = match method.result.as_str() {
+        "Unit" => ("Void?".to_owned(), format!("{call}; null")),
+        result => (result.to_owned(), call),
+    };
+    let overloads = if method.has_defaults() { "    @JvmOverloads\n" } else { "" };
+    // A cancelled charge's future waits for its call's end as long as its outcome needs; any
+    // other call's, a short grace (Parking.kt, ADR 0094).
+    let future = if charge { "sikaFuture(charge = true)" } else { "sikaFuture" };
+    format!(
+        "    /**\n     * [{name}] for Java: a [java.util.concurrent.CompletableFuture] of its result, failing with\n     * its [SikaException]; cancelling the future cancels the call. The call starts on the calling\n     * thread, whose OpenTelemetry context is its trace parent.\n     */\n{overloads}    fun `{name}Async`({parameters}): java.util.concurrent.CompletableFuture<{result}> =\n        {future} {{ {body} }}\n\n",
+        name = method.name,
+        parameters = method.parameters(),
+    )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::SuspendMethod;
+    use super::{patch_objects, twin};
+    use crate::charges::Charges;
+    use crate::patch::kotlin::kotlin_types::{Parameter, Signature};
+
+    fn method(name: &str, parameters: &[(&str, &str, Option<&str>)], result: &str) -> Signature {
+        Signature {
+            name: name.to_owned(),
+            parameters: parameters
+                .iter()
+                .map(|(name, ty, default)| Parameter {
+                    name: (*name).to_owned(),
+                    ty: (*ty).to_owned(),
+                    default: default.map(str::to_owned),
+                })
+                .collect(),
+            result: result.to_owned(),
+            throws: Some("SikaException".to_owned()),
+            suspends: true,
+        }
+    }
 
     /// The patch with no charging method (the twins' charge flag is tested on `twin`).
-    fn patch(text: String) -> Result<String, String> {
-        super::patch(text, &crate::charges::Charges::new())
+    fn patch(text: &str, objects: &[(String, Vec<Signature>)]) -> Result<String, String> {
+        patch_objects(text.to_owned(), objects, &Charges::new())
     }
+
+    fn client() -> Vec<(String, Vec<Signature>)> {
+        vec![("Client".to_owned(), vec![method("get", &[("id", "kotlin.String", None)], "Transaction")])]
+    }
+
+    const GENERATED: &str = "\nimport java.nio.ByteBuffer\n\npublic interface ClientInterface {\n    suspend fun `get`(`id`: kotlin.String): Transaction\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    override suspend fun `get`(`id`: kotlin.String) : Transaction {\n    }\n}\n";
 
     #[test]
     fn b176_future_twins_keep_parameters_defaults_and_results() {
-        let method =
-            SuspendMethod::parse("`find`(`a`: Map<String, Int>, `b`: kotlin.String? = null): List<Bank>").unwrap();
-        assert_eq!(method.names, ["a", "b"]);
-        let twin = method.twin(false);
-        assert!(twin.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaFuture { `find`(`a`, `b`) }\n"), "{twin}");
+        let find =
+            method("find", &[("a", "Map<String, Int>", None), ("b", "kotlin.String?", Some("null"))], "List<Bank>");
+        let twin_of_find = twin(&find, false);
+        assert!(twin_of_find.contains("    @JvmOverloads\n    fun `findAsync`(`a`: Map<String, Int>, `b`: kotlin.String? = null): java.util.concurrent.CompletableFuture<List<Bank>> =\n        sikaFuture { `find`(`a`, `b`) }\n"), "{twin_of_find}");
         // No result: Java's `Void`, not `kotlin.Unit`; no defaults: no overloads.
-        let twin = SuspendMethod::parse("`ping`()").unwrap().twin(false);
-        assert!(twin.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaFuture { `ping`(); null }\n"), "{twin}");
-        assert!(!twin.contains("@JvmOverloads"));
-        assert!(SuspendMethod::parse("find(a: Int): Int").is_err());
+        let ping = twin(&method("ping", &[], "Unit"), false);
+        assert!(ping.contains("    fun `pingAsync`(): java.util.concurrent.CompletableFuture<Void?> =\n        sikaFuture { `ping`(); null }\n"), "{ping}");
+        assert!(!ping.contains("@JvmOverloads"));
         // A charge's future is told so: its cancellation waits for the charge's outcome.
-        let twin =
-            SuspendMethod::parse("`initiateCharge`(`request`: ChargeRequest): ChargeResponse").unwrap().twin(true);
-        assert!(twin.contains("        sikaFuture(charge = true) { `initiateCharge`(`request`) }\n"), "{twin}");
+        let charge = twin(&method("initiateCharge", &[("request", "ChargeRequest", None)], "ChargeResponse"), true);
+        assert!(charge.contains("        sikaFuture(charge = true) { `initiateCharge`(`request`) }\n"), "{charge}");
     }
 
     #[test]
     fn b176_future_twins_the_shape_is_checked() {
-        let generated = "\nimport java.nio.ByteBuffer\n\npublic interface ClientInterface {\n    suspend fun `get`(`id`: kotlin.String): Transaction\n    \n    companion object\n}\n\nopen class Client: Disposable, AutoCloseable, ClientInterface\n{\n    override suspend fun `get`(`id`: kotlin.String) : Transaction {\n    }\n}\n";
-        let patched = patch(generated.to_owned()).unwrap();
+        let patched = patch(GENERATED, &client()).unwrap();
         assert!(patched.contains("ClientInterface\n{\n    /**"));
         // B263: started on the caller's thread (`sikaFuture`, undispatched), not on a pool's.
         assert!(patched.contains("sikaFuture { `get`(`id`) }"), "{patched}");
         // A method the metadata names as charging gets a charge's future.
         let charges = [("get".to_owned(), "id".to_owned())].into();
-        let charging = super::patch(generated.to_owned(), &charges).unwrap();
+        let charging = patch_objects(GENERATED.to_owned(), &client(), &charges).unwrap();
         assert!(charging.contains("sikaFuture(charge = true) { `get`(`id`) }"), "{charging}");
         // Java sees the twin alone: the suspend declaration and its override are synthetic.
         assert!(patched.contains("    @JvmSynthetic\n    suspend fun `get`("), "{patched}");
         assert!(patched.contains("    @JvmSynthetic\n    override suspend fun `get`("), "{patched}");
-        // No implementation to call, no suspend method at all, or a renamed class: the build fails.
-        assert!(patch(generated.replace("override suspend fun `get`", "override suspend fun `got`")).is_err());
-        assert!(patch(generated.replace("suspend fun", "fun")).is_err());
-        assert!(patch(generated.replace("open class Client:", "class Client:")).is_err());
+        // No implementation to call, a declaration the metadata does not have (or the other way
+        // round), or a renamed class: the build fails.
+        assert!(
+            patch(&GENERATED.replace("override suspend fun `get`", "override suspend fun `got`"), &client()).is_err()
+        );
+        assert!(patch(&GENERATED.replace("    suspend fun", "    fun"), &client()).is_err());
+        let extra = GENERATED.replace("    companion object\n", "    suspend fun `more`()\n    companion object\n");
+        assert!(patch(&extra, &client()).unwrap_err().contains("declare 2 `suspend fun`"));
+        assert!(patch(&GENERATED.replace("open class Client:", "class Client:"), &client()).is_err());
+        assert!(patch(GENERATED, &[]).is_err(), "no async method at all");
     }
 
     #[test]
@@ -220,7 +202,8 @@ mod tests {
             )
         };
         let generated = format!("\nimport java.nio.ByteBuffer\n{}{}", object("Client"), object("Ledger"));
-        let patched = patch(generated).unwrap();
+        let handle = || vec![method("handle", &[("body", "kotlin.String", None)], "Decision")];
+        let patched = patch(&generated, &[("Client".to_owned(), handle()), ("Ledger".to_owned(), handle())]).unwrap();
         assert_eq!(patched.matches("    @JvmSynthetic\n    suspend fun `handle`(").count(), 2, "{patched}");
         assert_eq!(patched.matches("    @JvmSynthetic\n    override suspend fun `handle`(").count(), 2, "{patched}");
         assert_eq!(patched.matches("fun `handleAsync`(").count(), 2, "{patched}");

@@ -11,6 +11,7 @@ mod error_messages;
 mod functions_object;
 mod jackson_module;
 mod java_annotations;
+mod kotlin_types;
 mod kotlinx_serializers;
 mod returned_buffers;
 mod server_only;
@@ -27,7 +28,10 @@ pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let charges = crate::charges::of_namespace(&namespace)?;
-    let text = completable_futures::patch(text, &charges)?;
+    // The twins repeat Kotlin's declarations: the metadata with `[bindings.kotlin]`'s renames
+    // and exclusions, as UniFFI's Kotlin generator read it.
+    let kotlin = crate::python_stub::declared_interface(library, "kotlin")?;
+    let text = completable_futures::patch(text, &kotlin, &charges)?;
     let text = charge_cancellations::patch(text, &charges)?;
     let text = call_status::patch(text)?;
     let text = returned_buffers::patch(text)?;
@@ -44,17 +48,17 @@ pub fn own_file_names() -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// Each of [`own_file_names`] with its content. The blocking forms and `Sika` are derived from
-/// UniFFI's output with the Java annotations of its constructors and factories (`@Throws`,
-/// `@JvmStatic`), which they repeat, and the blocking forms' charging methods from the metadata
-/// of `library` (`crate::charges`); the serializers (kotlinx's and Jackson's module) from that
-/// metadata too, the rule Swift's `Codable` follows (`crate::serialized`).
-pub fn own_files(generated: &str, library: Option<&Path>) -> Result<Vec<(String, String)>, String> {
+/// Each of [`own_file_names`] with its content, all from the metadata of `library`: the blocking
+/// forms and `Sika` from its Kotlin declarations (`kotlin_types`, with `[bindings.kotlin]`'s
+/// renames and exclusions), the blocking forms' charging methods from `crate::charges`, the
+/// serializers (kotlinx's and Jackson's module) by the rule Swift's `Codable` follows
+/// (`crate::serialized`). None reads the generated file.
+pub fn own_files(library: Option<&Path>) -> Result<Vec<(String, String)>, String> {
     let library = library.ok_or("the blocking forms and serializers read the library's metadata: no library given")?;
     let namespace = crate::python_stub::interface(library)?;
-    let annotated = java_annotations::patch(generated.to_owned())?;
-    let mut files = blocking_forms::generate(&annotated, &crate::charges::of_namespace(&namespace)?)?;
-    files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&annotated)?));
+    let kotlin = crate::python_stub::declared_interface(library, "kotlin")?;
+    let mut files = blocking_forms::generate(&kotlin, &crate::charges::of_namespace(&namespace)?)?;
+    files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&kotlin)?));
     let types = crate::serialized::serialized_types(&namespace)?;
     files.push((kotlinx_serializers::FILE_NAME.to_owned(), kotlinx_serializers::generate(&types)));
     files.push((jackson_module::FILE_NAME.to_owned(), jackson_module::generate(&types)));
