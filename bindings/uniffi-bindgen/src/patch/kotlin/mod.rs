@@ -19,19 +19,19 @@ mod slf4j_logging;
 
 use std::path::Path;
 
+/// `library`'s metadata is read as UniFFI's Kotlin generator reads it, with
+/// `[bindings.kotlin]`'s renames and exclusions (`crate::python_stub::declared_interface`): the
+/// patches that repeat Kotlin's declarations (the twins) must see what `sika_ffi.kt` declares.
 pub fn patch(text: String, library: Option<&Path>) -> Result<String, String> {
     let library = library.ok_or("the errors' defaults come from the library's metadata: no library given")?;
-    let namespace = crate::python_stub::interface(library)?;
+    let namespace = crate::python_stub::declared_interface(library, "kotlin")?;
     let text = error_messages::patch(text)?;
     let text = error_defaults::patch(text, &crate::error_defaults::of_namespace(&namespace))?;
     let text = java_annotations::patch(text)?;
     let text = server_only::patch(text)?;
     let text = slf4j_logging::patch(text)?;
     let charges = crate::charges::of_namespace(&namespace)?;
-    // The twins repeat Kotlin's declarations: the metadata with `[bindings.kotlin]`'s renames
-    // and exclusions, as UniFFI's Kotlin generator read it.
-    let kotlin = crate::python_stub::declared_interface(library, "kotlin")?;
-    let text = completable_futures::patch(text, &kotlin, &charges)?;
+    let text = completable_futures::patch(text, &namespace, &charges)?;
     let text = charge_cancellations::patch(text, &charges)?;
     let text = call_status::patch(text)?;
     let text = returned_buffers::patch(text)?;
@@ -48,17 +48,16 @@ pub fn own_file_names() -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// Each of [`own_file_names`] with its content, all from the metadata of `library`: the blocking
-/// forms and `Sika` from its Kotlin declarations (`kotlin_types`, with `[bindings.kotlin]`'s
-/// renames and exclusions), the blocking forms' charging methods from `crate::charges`, the
-/// serializers (kotlinx's and Jackson's module) by the rule Swift's `Codable` follows
+/// Each of [`own_file_names`] with its content, all from the metadata of `library` as Kotlin's
+/// generator reads it (as [`patch`]): the blocking forms and `Sika` repeat its Kotlin
+/// declarations (`kotlin_types`), the blocking forms' charging methods are `crate::charges`',
+/// the serializers (kotlinx's and Jackson's module) follow the rule Swift's `Codable` follows
 /// (`crate::serialized`). None reads the generated file.
 pub fn own_files(library: Option<&Path>) -> Result<Vec<(String, String)>, String> {
     let library = library.ok_or("the blocking forms and serializers read the library's metadata: no library given")?;
-    let namespace = crate::python_stub::interface(library)?;
-    let kotlin = crate::python_stub::declared_interface(library, "kotlin")?;
-    let mut files = blocking_forms::generate(&kotlin, &crate::charges::of_namespace(&namespace)?)?;
-    files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&kotlin)?));
+    let namespace = crate::python_stub::declared_interface(library, "kotlin")?;
+    let mut files = blocking_forms::generate(&namespace, &crate::charges::of_namespace(&namespace)?)?;
+    files.push((functions_object::FILE_NAME.to_owned(), functions_object::generate(&namespace)?));
     let types = crate::serialized::serialized_types(&namespace)?;
     files.push((kotlinx_serializers::FILE_NAME.to_owned(), kotlinx_serializers::generate(&types)));
     files.push((jackson_module::FILE_NAME.to_owned(), jackson_module::generate(&types)));
