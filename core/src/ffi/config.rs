@@ -64,18 +64,32 @@ impl fmt::Display for ClientConfig {
                 shown.field(name, value);
             }
         }
+        // Destructured whole, so a new setting cannot be left out of the printed form.
+        let Self {
+            secret_key,
+            base_url,
+            timeout_ms,
+            connect_timeout_ms,
+            max_retries,
+            bank_cache_ttl_seconds,
+            user_agent_suffix,
+            proxy,
+            not_found_grace_ms,
+            max_connections_per_host,
+            pool_idle_timeout_ms,
+        } = self;
         let mut shown = f.debug_struct("ClientConfig");
-        shown.field("secret_key", &self.secret_key);
-        shown.field("base_url", &crate::secret::without_credentials(&self.base_url));
-        given(&mut shown, "timeout_ms", &self.timeout_ms);
-        given(&mut shown, "connect_timeout_ms", &self.connect_timeout_ms);
-        given(&mut shown, "max_retries", &self.max_retries);
-        given(&mut shown, "bank_cache_ttl_seconds", &self.bank_cache_ttl_seconds);
-        given(&mut shown, "user_agent_suffix", &self.user_agent_suffix);
-        given(&mut shown, "proxy", &self.proxy);
-        given(&mut shown, "not_found_grace_ms", &self.not_found_grace_ms);
-        given(&mut shown, "max_connections_per_host", &self.max_connections_per_host);
-        given(&mut shown, "pool_idle_timeout_ms", &self.pool_idle_timeout_ms);
+        shown.field("secret_key", secret_key);
+        shown.field("base_url", &crate::secret::without_credentials(base_url));
+        given(&mut shown, "timeout_ms", timeout_ms);
+        given(&mut shown, "connect_timeout_ms", connect_timeout_ms);
+        given(&mut shown, "max_retries", max_retries);
+        given(&mut shown, "bank_cache_ttl_seconds", bank_cache_ttl_seconds);
+        given(&mut shown, "user_agent_suffix", user_agent_suffix);
+        given(&mut shown, "proxy", proxy);
+        given(&mut shown, "not_found_grace_ms", not_found_grace_ms);
+        given(&mut shown, "max_connections_per_host", max_connections_per_host);
+        given(&mut shown, "pool_idle_timeout_ms", pool_idle_timeout_ms);
         shown.finish_non_exhaustive()
     }
 }
