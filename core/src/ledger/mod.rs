@@ -14,6 +14,7 @@
 //!
 //! ```rust,no_run
 //! # async fn example(client: sika_core::Client, body: Vec<u8>) -> sika_core::Result<()> {
+//! # async fn ship(_reference: &str) -> sika_core::Result<()> { Ok(()) }
 //! use sika_core::ExpectedPayment;
 //! use sika_core::ledger::{Ledger, LedgerDecision};
 //!
@@ -22,8 +23,8 @@
 //! // In the webhook handler:
 //! let decision = ledger.handle_webhook(&client, &body).await?;
 //! if let LedgerDecision::Fulfil { claim, .. } = &decision {
-//!     // ship ORDER-1001, then:
-//!     ledger.mark_fulfilled(claim).await?;
+//!     // Renewed while it ships, marked fulfilled after, given back if shipping fails.
+//!     ledger.fulfil(claim, |held| async move { ship(&held.reference).await }).await?;
 //! }
 //! let _answer = decision.http_status();
 //! # Ok(())
@@ -32,6 +33,7 @@
 
 mod clock;
 mod flight;
+mod fulfilment;
 mod postgres;
 mod reconcile;
 mod sqlite;

@@ -795,3 +795,6 @@ mod ready;
 
 // After the helpers above (ADR 0085).
 mod traced;
+
+// After `on_both!` and the helpers above (the Rust fulfilment block).
+mod fulfil;
