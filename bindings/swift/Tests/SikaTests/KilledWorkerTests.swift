@@ -4,10 +4,20 @@ import XCTest
 
 /// B220 in Swift: a worker process SIGKILLed inside `Ledger.fulfil`'s block (its renewals die
 /// with it) leaves its claim `inProgress` until the short lease lapses; then the next delivery
-/// is offered it (offer 2) and ships it once more, only then. The worker is the package's
+/// is offered it (offer 2), logged at WARN, and ships it once more, only then. The worker is the package's
 /// `KilledWorkerChild` executable, killed as the OOM killer or `kill -9` would end it.
 final class KilledWorkerTests: XCTestCase {
     private let leaseMs: Int64 = 1_000
+    private let sink = RecordingLogSink.shared
+
+    override func setUp() {
+        _ = sink.taken()
+        sink.want(.warn)
+    }
+
+    override func tearDown() {
+        sink.want(nil)
+    }
 
     private func notification(_ reference: String) -> Data {
         Data(#"{"event":"charge.success","data":{"reference":\#(jsonString(reference))}}"#.utf8)
@@ -58,6 +68,8 @@ final class KilledWorkerTests: XCTestCase {
             return XCTFail("the dead worker's claim was not offered again after its lease")
         }
         XCTAssertEqual(claim.offer, 2)
+        let warned = sink.taken().filter { $0.message.contains("`\(reference)` offered again (claim 2)") }
+        XCTAssertEqual(warned.map(\.level), [.warn], "the re-offer is logged once, at WARN")
         var shipped: [Int64] = []
         try await ledger.fulfil(claim) { held in shipped.append(held.offer) }
         XCTAssertEqual(shipped, [2])
