@@ -18,6 +18,7 @@ import dev.sika.BlockingLedger;
 import dev.sika.ChargeRequest;
 import dev.sika.ClientConfig;
 import dev.sika.ExpectedPayment;
+import dev.sika.Fulfilment;
 import dev.sika.LedgerDecision;
 import dev.sika.LedgerOptions;
 import dev.sika.PaymentRecord;
@@ -70,8 +71,12 @@ public final class JavaLedger {
             for (int delivery = 1; delivery <= 2; delivery++) {
                 LedgerDecision decision = ledger.handleWebhook(client, body);
                 if (decision instanceof LedgerDecision.Fulfil fulfil) {
-                    System.out.println("   Fulfil: ship " + fulfil.getClaim().getReference() + " once");
-                    ledger.markFulfilled(fulfil.getClaim()); // within the lease (5 minutes by default)
+                    // Renewed while the block ships, marked fulfilled when it returns, given back
+                    // (offered to the next delivery at once) when it throws.
+                    Fulfilment.fulfil(ledger, fulfil.getClaim(), claim -> {
+                        System.out.println("   Fulfil: ship " + claim.getReference() + " once");
+                        return null;
+                    });
                     System.out.println("   marked fulfilled");
                 } else {
                     System.out.println("   " + decision.getClass().getSimpleName() + ": do not ship");
@@ -90,8 +95,10 @@ public final class JavaLedger {
             // A run claims nothing (ADR 0081): claim each payment it found paid as its turn comes.
             for (ReadyPayment ready : report.getReady()) {
                 if (ledger.claim(ready) instanceof LedgerDecision.Fulfil fulfil) {
-                    System.out.println("   reconciled " + ready.getReference() + ": Fulfil: ship once");
-                    ledger.markFulfilled(fulfil.getClaim());
+                    Fulfilment.fulfil(ledger, fulfil.getClaim(), claim -> {
+                        System.out.println("   reconciled " + claim.getReference() + ": Fulfil: ship once");
+                        return null;
+                    });
                 }
             }
             for (ReconciledPayment payment : report.getChecked()) {

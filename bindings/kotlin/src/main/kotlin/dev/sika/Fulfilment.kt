@@ -7,7 +7,6 @@ import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
-import org.slf4j.LoggerFactory
 import java.util.concurrent.atomic.AtomicReference
 import java.util.function.Function
 
@@ -18,7 +17,8 @@ import java.util.function.Function
 // again only after the lease, logged at WARN by the core. A renewal that found the claim lost
 // throws `ClaimLost` when the block ends; the block itself is never stopped half-way.
 
-private val log = LoggerFactory.getLogger("sika")
+// Null without an SLF4J provider: then these records go nowhere, as the core's do (Slf4jLogging).
+private val log get() = Slf4jLogging.packageLogger
 
 /** Whether [failure] means "the fulfilment failed" (give the claim back), not "interrupted". */
 private fun failed(failure: Throwable): Boolean =
@@ -29,9 +29,9 @@ private fun reason(failure: Throwable): String =
     failure.message?.let { "${failure.javaClass.simpleName}: $it" } ?: failure.javaClass.simpleName
 
 private fun warnRenewalFailed(claim: Claim, failure: Throwable) =
-    log.warn("renewing the claim of '{}' failed (tried again at the next interval): {}", claim.reference, failure.message)
+    log?.warn("renewing the claim of '{}' failed (tried again at the next interval): {}", claim.reference, failure.message)
 
-private fun warnKept(claim: Claim, failure: Throwable) = log.warn(
+private fun warnKept(claim: Claim, failure: Throwable) = log?.warn(
     "the fulfilment of '{}' was interrupted ({}): its claim is kept, so the order is offered again only after " +
         "the lease; if the shipment went out, fulfil idempotently on offer {}",
     claim.reference, failure.javaClass.simpleName, claim.offer,
@@ -47,7 +47,7 @@ private inline fun afterFailure(held: Claim, lost: SikaException.ClaimLost?, fai
         failed(failure) -> try {
             giveBack(reason(failure))
         } catch (releaseFailure: SikaException) {
-            log.warn("giving back the claim of '{}' failed: {}", held.reference, releaseFailure.message)
+            log?.warn("giving back the claim of '{}' failed: {}", held.reference, releaseFailure.message)
         }
         else -> warnKept(held, failure)
     }

@@ -79,6 +79,20 @@ internal object Slf4jLogging : LogSink {
         else -> null
     }
 
+    /**
+     * The `sika` logger for the Kotlin package's own records (the fulfilment blocks'), or null
+     * without an SLF4J provider: asking SLF4J for a logger starts it, and its "no providers"
+     * notice on standard error must not come from merely using the SDK (as in [install]).
+     */
+    @get:JvmSynthetic
+    internal val packageLogger: Logger? by lazy {
+        try {
+            if (hasProvider() && LoggerFactory.getILoggerFactory() !is NOPLoggerFactory) LoggerFactory.getLogger("sika") else null
+        } catch (_: Throwable) {
+            null // no SLF4J on the class path
+        }
+    }
+
     /** A provider named by `slf4j.provider`, or one that `ServiceLoader` finds beside slf4j-api. */
     private fun hasProvider(): Boolean =
         System.getProperty("slf4j.provider") != null ||

@@ -1,5 +1,9 @@
 package dev.sika
 
+import ch.qos.logback.classic.Level
+import ch.qos.logback.classic.Logger
+import ch.qos.logback.classic.spi.ILoggingEvent
+import ch.qos.logback.core.read.ListAppender
 import java.io.File
 import java.math.BigDecimal
 import java.nio.file.Files
@@ -8,11 +12,12 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertInstanceOf
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
+import org.slf4j.LoggerFactory
 
 /**
  * B220 on the JVM: a worker JVM SIGKILLed inside `BlockingLedger.fulfil`'s block (its renewal
  * thread dies with it) leaves its claim `InProgress` until the lease lapses; then the next
- * delivery is offered it (offer 2) and ships it once more, only then. The worker is this test
+ * delivery is offered it (offer 2), logged at WARN, and ships it once more, only then. The worker is this test
  * class path's [KilledWorkerMain], a process of its own, killed as the OOM killer or `kill -9`
  * would: no shutdown hook, no `finally`.
  */
@@ -46,9 +51,20 @@ class KilledWorkerTest {
                             assertTrue(worker.waitFor(10, TimeUnit.SECONDS), "the worker did not die")
                             assertEquals(137, worker.exitValue(), "killed by SIGKILL")
                             Thread.sleep(LEASE_MS + 300)
-                            val again = ledger.handleWebhook(client, notification(reference))
+                            val records = ListAppender<ILoggingEvent>().apply { start() }
+                            val sika = LoggerFactory.getLogger("sika") as Logger
+                            sika.addAppender(records)
+                            val again = try {
+                                ledger.handleWebhook(client, notification(reference)).also {
+                                    flushLogRecords(10_000L) // records reach SLF4J on the SDK's logging thread (ADR 0044)
+                                }
+                            } finally {
+                                sika.detachAppender(records)
+                            }
                             val claim = assertInstanceOf(LedgerDecision.Fulfil::class.java, again).claim
                             assertEquals(2L, claim.offer)
+                            val warned = records.list.filter { it.formattedMessage.contains("`$reference` offered again (claim 2)") }
+                            assertEquals(listOf(Level.WARN), warned.map { it.level }, "the re-offer is logged once, at WARN: ${records.list}")
                             val shipped = mutableListOf<Long>()
                             ledger.fulfil(claim) { shipped += it.offer }
                             assertEquals(listOf(2L), shipped)

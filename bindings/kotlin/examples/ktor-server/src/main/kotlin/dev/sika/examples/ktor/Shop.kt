@@ -12,6 +12,7 @@ import dev.sika.LedgerDecision
 import dev.sika.PaymentCheck
 import dev.sika.SikaException
 import dev.sika.WebhookDecision
+import dev.sika.fulfil
 import io.ktor.http.HttpStatusCode
 import io.ktor.server.application.Application
 import io.ktor.server.application.ApplicationStopped
@@ -69,8 +70,8 @@ fun Application.shop(client: Client, ledger: Ledger, orders: Orders = Orders()) 
                     // The webhook may be first, or at the same time: the ledger's claim decides who ships.
                     val decision = ledger.settle(client, order.reference)
                     if (decision is LedgerDecision.Fulfil) {
-                        orders.ship(order.reference, "check")
-                        ledger.markFulfilled(decision.claim)
+                        // Renewed while it ships, marked fulfilled after, given back if shipping throws.
+                        ledger.fulfil(decision.claim) { orders.ship(it.reference, "check") }
                     }
                     "paid" to check.transaction
                 }
@@ -93,10 +94,9 @@ fun Application.shop(client: Client, ledger: Ledger, orders: Orders = Orders()) 
             // gives Fulfil, with a claim, to one delivery only.
             val decision = ledger.handleWebhook(client, body)
             when (decision) {
-                is LedgerDecision.Fulfil -> {
-                    orders.ship(decision.claim.reference, "webhook")
-                    ledger.markFulfilled(decision.claim) // every later delivery: AlreadyFulfilled
-                }
+                // Every later delivery: AlreadyFulfilled. A shipment that throws gives the claim
+                // back, so the service's next delivery ships it at once.
+                is LedgerDecision.Fulfil -> ledger.fulfil(decision.claim) { orders.ship(it.reference, "webhook") }
                 is LedgerDecision.Decided ->
                     (decision.decision as? WebhookDecision.Investigate)?.let { log.warn("webhook: {}", it.reason) }
                 else -> {} // AlreadyFulfilled (200); InProgress (another delivery holds the claim): 503, delivered again

@@ -250,8 +250,10 @@ class ShopServerTest(private val sandbox: SikaSandbox) {
         val references = placed.map { json(it).text("reference")!! }
         assertEquals(amounts, placed.map { json(it).text("amount") })
 
-        // Checked all at once, again and again, until every order is paid (by its webhook or its check).
-        val answers = waitFor("all $CONCURRENT_ORDERS orders paid") {
+        // Checked all at once, again and again, until every order is paid and shipped (by its
+        // webhook or its check). Paid comes first: while the webhook's block ships, the check
+        // is answered "paid", the order not yet shipped.
+        val answers = waitFor("all $CONCURRENT_ORDERS orders paid and shipped") {
             val round = references.map { sendAsync(check(it)) }.map { json(it.get(DEADLINE.seconds, TimeUnit.SECONDS)) }
             for ((index, answer) in round.withIndex()) {
                 assertEquals(references[index], answer.text("reference"))
@@ -259,9 +261,9 @@ class ShopServerTest(private val sandbox: SikaSandbox) {
                 assertEquals(references[index], transaction.text("tx_ref"), "a crossed answer")
                 assertEquals(amounts[index], transaction.text("amount"), "a crossed answer")
             }
-            round.takeIf { answers -> answers.all { it.text("state") == "paid" } }
+            round.takeIf { answers -> answers.all { it.text("state") == "paid" && it.text("fulfilled_by") != null } }
         }
-        assertTrue(answers.all { it.text("fulfilled_by") in setOf("webhook", "check") })
+        assertTrue(answers.all { it.text("fulfilled_by") in setOf("webhook", "check") }, answers.toString())
         val deliveries = sandbox.deliveries().filter { it["reference"] in references }
         // Delivered, or answered 503 while the order's check held its claim ("in progress",
         // ADR 0071: the service delivers it again).

@@ -2,6 +2,7 @@ package dev.sika.examples.spring;
 
 import dev.sika.BlockingClient;
 import dev.sika.BlockingLedger;
+import dev.sika.Fulfilment;
 import dev.sika.LedgerDecision;
 import dev.sika.ReadyPayment;
 import dev.sika.ReconcileFailure;
@@ -66,8 +67,11 @@ public class Reconciler implements SmartLifecycle {
             // A run claims nothing (ADR 0081): each payment found paid is claimed as its turn comes.
             for (ReadyPayment ready : report.getReady()) {
                 if (ledger.claim(ready) instanceof LedgerDecision.Fulfil fulfil) {
-                    orders.fulfilOnce(ready.getReference(), "reconcile");
-                    ledger.markFulfilled(fulfil.getClaim());
+                    // Renewed while it ships, marked fulfilled after, given back if it throws.
+                    Fulfilment.fulfil(ledger, fulfil.getClaim(), claim -> {
+                        orders.fulfilOnce(claim.getReference(), "reconcile");
+                        return null;
+                    });
                 }
             }
             for (ReconcileFailure failure : report.getFailures()) {
