@@ -55,6 +55,43 @@ class PgCluster : AutoCloseable {
         return process.exitValue() to output
     }
 
+    /** Stops every process of the cluster (SIGSTOP): connections stay open, nothing answers (B217). */
+    fun freeze() = signalAll("STOP")
+
+    /** Lets a frozen cluster go on (SIGCONT). */
+    fun thaw() = signalAll("CONT")
+
+    private fun signalAll(signal: String) {
+        val postmaster = File(data, "postmaster.pid").readLines().first().trim().toLong()
+        // The backends first, then the postmaster (which would start no new one while stopped).
+        // The JDK sends no SIGSTOP, and procps's kill is not on every machine: bash's own kill.
+        val pids = ProcessHandle.of(postmaster).orElseThrow().children().map { it.pid() }.toList() + postmaster
+        val (status, output) = exec(listOf("bash", "-c", "kill -$signal ${pids.joinToString(" ")}"))
+        check(status == 0) { "kill -$signal: $output" }
+    }
+
+    /**
+     * Runs [block] while another session (`psql`) holds [reference]'s row of [table] locked
+     * (`SELECT ... FOR UPDATE` in an open transaction), B217.
+     */
+    fun <T> rowLocked(table: String, reference: String, block: () -> T): T {
+        val session = ProcessBuilder(File(bin, "psql").path, "-X", "-q", "-v", "ON_ERROR_STOP=1", url)
+            .redirectErrorStream(true).start()
+        val input = session.outputStream.bufferedWriter()
+        val output = session.inputStream.bufferedReader()
+        try {
+            input.write("BEGIN;\nSELECT 1 FROM $table WHERE reference = '$reference' FOR UPDATE;\n\\echo LOCKED\n")
+            input.flush()
+            val seen = generateSequence { output.readLine() }.takeWhile { it.trim() != "LOCKED" }.toList()
+            check(session.isAlive) { "psql did not lock the row: $seen" }
+            return block()
+        } finally {
+            input.write("ROLLBACK;\n\\q\n")
+            input.close()
+            check(session.waitFor(30, TimeUnit.SECONDS)) { "psql did not end" }
+        }
+    }
+
     override fun close() {
         try {
             run("pg_ctl", "-D", data.path, "-m", "immediate", "-w", "stop")
