@@ -63,4 +63,37 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(check.kind, "confirmed")
         XCTAssertEqual(tracer.ended.map(\.decision), [nil, "confirmed"])
     }
+
+    /// B305 in Swift: the ledger's operations reach the app's tracer as calls of their own
+    /// (`ledger.settle`, then the fulfilment block's `ledger.renew` and `ledger.mark_fulfilled`),
+    /// the settle's verification is an attempt of its call and carries the context the tracer
+    /// answered, and the settle's end names its decision.
+    func testB305TheLedgersOperationsAreTracedCallsWithTheirVerificationsAsAttempts() async throws {
+        let tracer = Self.recording
+        let sandbox = try Sandbox()
+        defer { sandbox.stop() }
+        let reference = "B208-LEDGER"
+        try await sandbox.seedTransaction(try transactionObject(reference: reference, status: "successful", amount: "100.10"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sika-b305-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = try Ledger.sqlite(path: directory.appendingPathComponent("ledger.db").path)
+        try await ledger.expect(reference: reference, expected: ExpectedPayment(amount: Amount("100.10"), currency: "GHS"))
+        try await sandbox.clearRequests()
+        let before = tracer.ended.count
+        guard case .fulfil(let claim, _) = try await ledger.settle(client: try sandbox.client(), reference: reference) else {
+            return XCTFail("the paid order was not offered")
+        }
+        try await ledger.fulfil(claim) { _ in }
+        let sent = try await sandbox.requests()
+        XCTAssertEqual(sent.map(\.traceparent), [Self.parent], "the verification carries the tracer's context")
+        // Each end with its start (the tracer's ids count its starts from 1).
+        let calls = tracer.ended.dropFirst(before).map { (tracer.started[Int($0.id) - 1], $0) }
+            .filter { $0.0.reference == reference }
+        XCTAssertEqual(calls.map(\.0.operation), ["ledger.settle", "ledger.renew", "ledger.mark_fulfilled"])
+        let settle = try XCTUnwrap(calls.first?.1)
+        XCTAssertEqual(settle.decision, "fulfil")
+        XCTAssertEqual(settle.attempts.map { "\($0.method) \($0.urlTemplate)" }, ["GET /transaction/verify/{reference}"])
+        XCTAssertNil(settle.errorType)
+    }
 }
