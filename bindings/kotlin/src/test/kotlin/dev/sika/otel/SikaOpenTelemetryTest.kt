@@ -9,6 +9,7 @@ import dev.sika.ExpectedPayment
 import dev.sika.KEY
 import dev.sika.LedgerDecision
 import dev.sika.PaymentCheck
+import dev.sika.fulfil
 import dev.sika.Sandbox
 import dev.sika.SikaException
 import dev.sika.charge
@@ -267,7 +268,8 @@ class SikaOpenTelemetryTest {
     /**
      * B305: the ledger's operations (ADR 0085) are spans `sika.ledger.<operation>`, children of
      * the application's span, whose verifications are their attempt spans and carry their
-     * context; its claims offered and fulfilments are counted.
+     * context; the fulfilment block's renew and mark are spans there too; its claims offered and
+     * fulfilments are counted.
      */
     @Test
     fun testB305TheLedgersOperationsAreSpansUnderTheAppSpanWithTheirVerificationsAsChildren() {
@@ -283,7 +285,7 @@ class SikaOpenTelemetryTest {
                 val (parent, result) = inAppSpan {
                     sandbox.blockingClient().use { client ->
                         val decision = ledger.handleWebhook(client, body)
-                        ledger.markFulfilled((decision as LedgerDecision.Fulfil).claim)
+                        ledger.fulfil((decision as LedgerDecision.Fulfil).claim) { }
                         decision
                     }
                 }
@@ -291,9 +293,12 @@ class SikaOpenTelemetryTest {
                 val decide = assertCallUnder(parent, "sika.ledger.handle_webhook")
                 assertEquals("fulfil", decide.attributes.get(AttributeKey.stringKey("sika.decision")))
                 assertEquals(1, attempts().size, "the one verification is the decision's child")
-                val mark = exported("sika.ledger.mark_fulfilled")
-                assertEquals(parent.spanId, mark.parentSpanId)
-                assertEquals("B305-LEDGER", mark.attributes.get(AttributeKey.stringKey("sika.reference")))
+                // The fulfilment block's renewal and mark, in the application's span too.
+                for (name in listOf("sika.ledger.renew", "sika.ledger.mark_fulfilled")) {
+                    val span = exported(name)
+                    assertEquals(parent.spanId, span.parentSpanId, name)
+                    assertEquals("B305-LEDGER", span.attributes.get(AttributeKey.stringKey("sika.reference")), name)
+                }
                 val counted = metrics.collectAllMetrics().associate { metric ->
                     metric.name to metric.longSumData.points.sumOf { it.value }
                 }.filterKeys { it.startsWith("sika.ledger.") }
