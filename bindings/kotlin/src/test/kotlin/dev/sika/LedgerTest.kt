@@ -117,7 +117,7 @@ class LedgerTest {
         val ledger = Ledger.sqlite(path, LedgerOptions(leaseMs = 600L))
         val other = Ledger.sqlite(path)
         val blocking = BlockingLedger.sqlite(path, LedgerOptions(leaseMs = 600L))
-        for (reference in listOf("B218-KT", "B218-KT-BLOCKING", "B219-KT")) {
+        for (reference in listOf("B218-KT", "B218-KT-BLOCKING", "B219-KT", "B219-KT-BLOCKING")) {
             sandbox.seedTransaction(transactionObject(reference, "successful", "100.10"))
             ledger.expect(reference, order)
         }
@@ -151,6 +151,40 @@ class LedgerTest {
         assertEquals(2L, second.offer)
         ledger.fulfil(second) {}
         assertInstanceOf(LedgerDecision.AlreadyFulfilled::class.java, other.settle(client, "B219-KT"))
+
+        // BlockingLedger's block gives the claim back when it throws, as the suspend one does.
+        val blockingFirst = (blocking.settle(blockingClient, "B219-KT-BLOCKING") as LedgerDecision.Fulfil).claim
+        val blockingThrown = runCatching { blocking.fulfil(blockingFirst) { throw java.io.IOException("carrier down") } }.exceptionOrNull()
+        assertInstanceOf(java.io.IOException::class.java, blockingThrown)
+        assertEquals(2L, (other.settle(client, "B219-KT-BLOCKING") as LedgerDecision.Fulfil).claim.offer)
+    }
+
+    /**
+     * B221: a claim lost while the block runs (given back elsewhere and offered to another
+     * caller) is `ClaimLost` when the block ends, and the block neither marks nor releases the
+     * new holder's claim.
+     */
+    @Test
+    fun testB221AClaimLostDuringTheBlockIsClaimLostAtItsEnd() = runBlocking<Unit> {
+        val client = sandbox.client()
+        val path = dir.resolve("b221.db").path
+        val ledger = Ledger.sqlite(path, LedgerOptions(leaseMs = 600L))
+        val other = Ledger.sqlite(path)
+        sandbox.seedTransaction(transactionObject("B221-KT", "successful", "100.10"))
+        ledger.expect("B221-KT", order)
+        val claim = (ledger.settle(client, "B221-KT") as LedgerDecision.Fulfil).claim
+        val thrown = runCatching {
+            ledger.fulfil(claim) { held ->
+                other.release(held, "test: taken over")
+                assertInstanceOf(LedgerDecision.Fulfil::class.java, other.settle(client, "B221-KT"))
+                kotlinx.coroutines.delay(600) // past a renewal, which finds the claim offered to `other`
+            }
+        }.exceptionOrNull()
+        assertInstanceOf(SikaException.ClaimLost::class.java, thrown)
+        val record = ledger.payment("B221-KT")!!
+        assertEquals(2L, record.claimsOffered)
+        assertEquals(null, record.fulfilledAt, "not marked")
+        assertEquals(503, ledger.settle(client, "B221-KT").httpStatus(), "the new holder's claim is live")
     }
 
     /** B315: a reconcile failure carries the typed error, whose text and request id it repeats. */
