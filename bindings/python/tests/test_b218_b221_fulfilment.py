@@ -169,7 +169,8 @@ def test_b220_an_interruption_keeps_the_claim(open_ledger, sandbox):
     assert sika.EventKind.RELEASED not in [event.kind for event in ledger.payment("B220-2").events]
 
 
-def test_b221_a_claim_lost_during_the_block_is_claim_lost_at_its_end(open_ledger, sandbox):
+def test_b221_a_claim_lost_during_the_block_is_claim_lost_at_its_end(open_ledger, sandbox, caplog):
+    caplog.set_level(logging.WARNING, logger="sika")
     client = sandbox.blocking_client()
     ledger = open_ledger(lease_ms=LEASE_MS)
     other = open_ledger()
@@ -184,6 +185,9 @@ def test_b221_a_claim_lost_during_the_block_is_claim_lost_at_its_end(open_ledger
     record = ledger.payment("B221-1")
     assert record.fulfilled_at is None, "a lost claim must not mark"
     assert record.claims_offered == 2
+    # The renewal that found it lost said so at WARN, as it happened (the holder must stop).
+    lost = poll(lambda: [r for r in caplog.records if "claim 1 of `B221-1` was lost before renewing it" in r.getMessage()], bool)
+    assert lost and lost[0].levelno == logging.WARNING, caplog.records
 
 
 def test_b221_fulfilment_takes_a_claim():
