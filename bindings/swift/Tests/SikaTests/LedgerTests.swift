@@ -80,7 +80,7 @@ final class LedgerTests: XCTestCase {
             try await sandbox.seedTransaction(try transactionObject(reference: reference, status: "successful", amount: "100.10"))
             try await ledger.expect(reference: reference, expected: order)
         }
-        guard case .fulfil(let claim, _) = try await ledger.settle(client: client, reference: "B218-SWIFT") else {
+        guard case .fulfil(let claim, _) = try await ledger.handleWebhook(client: client, body: notification("B218-SWIFT")) else {
             return XCTFail("no claim")
         }
         var shipped = 0

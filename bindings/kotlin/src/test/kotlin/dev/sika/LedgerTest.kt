@@ -122,7 +122,8 @@ class LedgerTest {
             ledger.expect(reference, order)
         }
         var shipped = 0
-        val claim = (ledger.settle(client, "B218-KT") as LedgerDecision.Fulfil).claim
+        // The webhook handler's form: the claim from the delivery, the shipment in the block.
+        val claim = (ledger.handleWebhook(client, notification("B218-KT")) as LedgerDecision.Fulfil).claim
         ledger.fulfil(claim) { held ->
             repeat(6) {
                 kotlinx.coroutines.delay(300)
@@ -135,7 +136,7 @@ class LedgerTest {
         assertNotNull(ledger.payment("B218-KT")!!.fulfilledAt)
 
         val blockingClient = sandbox.blockingClient()
-        val blockingClaim = (blocking.settle(blockingClient, "B218-KT-BLOCKING") as LedgerDecision.Fulfil).claim
+        val blockingClaim = (blocking.handleWebhook(blockingClient, notification("B218-KT-BLOCKING")) as LedgerDecision.Fulfil).claim
         blocking.fulfil(blockingClaim) { held ->
             repeat(6) {
                 Thread.sleep(300)
