@@ -115,6 +115,23 @@ final class LedgerTests: XCTestCase {
     }
 
     /// B315: a reconcile failure carries the typed error, whose text and request id it repeats.
+    /// B217 in Swift: opening a PostgreSQL ledger against a server that accepts the connection
+    /// and never answers ends at `connectTimeoutMs` with `Storage`, never a hang. (The frozen
+    /// cluster and the row lock need a PostgreSQL the Swift chroot does not hold: Rust, Python and
+    /// Kotlin check them.)
+    func testB217OpeningAgainstAServerThatNeverAnswersEndsAtTheConnectTimeout() async throws {
+        let (listener, port) = try listenOnLoopback()
+        defer { close(listener) }
+        let url = SecretUrl(url: "postgresql://sika:pw@127.0.0.1:\(port)/postgres")
+        let started = Date()
+        do {
+            _ = try Ledger.postgres(url: url, options: LedgerOptions(connectTimeoutMs: 500, timeoutMs: 1_000))
+            XCTFail("a server that never answers was opened")
+        } catch SikaError.Storage {
+            XCTAssertLessThan(Date().timeIntervalSince(started), 4, "it ended near its deadline")
+        }
+    }
+
     func testB315AReconcileFailureCarriesTheTypedError() async throws {
         var config = sandbox.config()
         config.maxRetries = 0

@@ -149,23 +149,9 @@ final class FakeProxy: @unchecked Sendable {
     private let lines = Locked<[String]>([])
 
     init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 16) == 0
-                    && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard descriptor >= 0, listening else {
-            close(descriptor)
-            throw FakeProxyError.cannotListen
-        }
+        let (descriptor, port) = try listenOnLoopback()
         listener = descriptor
-        url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        url = "http://127.0.0.1:\(port)"
         let lines = self.lines
         let thread = Thread { Self.serve(descriptor, lines) }
         thread.start()
@@ -199,6 +185,27 @@ final class FakeProxy: @unchecked Sendable {
             close(connection)
         }
     }
+}
+
+/// A socket listening on a free loopback port (the kernel accepts its connections; nobody
+/// answers until the caller does), and the port.
+func listenOnLoopback() throws -> (Int32, UInt16) {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let listening = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 16) == 0
+                && getsockname(descriptor, socketAddress, &length) == 0
+        }
+    }
+    guard descriptor >= 0, listening else {
+        close(descriptor)
+        throw FakeProxyError.cannotListen
+    }
+    return (descriptor, UInt16(bigEndian: address.sin_port))
 }
 
 enum FakeProxyError: Error {
