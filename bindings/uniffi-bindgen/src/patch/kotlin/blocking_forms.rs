@@ -283,70 +283,51 @@ const PARKS: &str = " * Each call runs the async object's call and parks the cal
 mod tests {
     use super::{Object, forms_in, generate_forms};
     use crate::charges::Charges;
-    use crate::patch::kotlin::kotlin_types::{Parameter, Signature};
+    use crate::patch::kotlin::kotlin_types::Signature;
 
     /// The root `uniffi.toml`'s exclusion, as it is.
     const CONFIG: &str = "[bindings.kotlin]\nexclude = [\"BlockingClient\", \"BlockingLedger\"]\n";
 
-    /// A member as the metadata gives it: `(name, Kotlin type, default)` parameters; it throws
-    /// `SikaException` when `throws`.
-    fn member(
-        name: &str,
-        parameters: &[(&str, &str, Option<&str>)],
-        result: &str,
-        throws: bool,
-        suspends: bool,
-    ) -> Signature {
-        Signature {
-            name: name.to_owned(),
-            parameters: parameters
-                .iter()
-                .map(|(name, ty, default)| Parameter {
-                    name: (*name).to_owned(),
-                    ty: (*ty).to_owned(),
-                    default: default.map(str::to_owned),
-                })
-                .collect(),
-            result: result.to_owned(),
-            throws: throws.then(|| "SikaException".to_owned()),
-            suspends,
-        }
-    }
-
     fn client() -> Object {
         Object {
             methods: vec![
-                member("verify", &[("reference", "kotlin.String", None)], "Transaction", true, true),
-                member("list", &[("country", "kotlin.String?", Some("null"))], "List<Bank>", true, true),
-                member("withOptions", &[("timeoutMs", "kotlin.Long?", Some("null"))], "Client", true, false),
-                member("shutdown", &[], "Unit", false, false),
+                Signature::of("verify", &[("reference", "kotlin.String", None)], "Transaction", true, true),
+                Signature::of("list", &[("country", "kotlin.String?", Some("null"))], "List<Bank>", true, true),
+                Signature::of("withOptions", &[("timeoutMs", "kotlin.Long?", Some("null"))], "Client", true, false),
+                Signature::of("shutdown", &[], "Unit", false, false),
             ],
-            constructors: vec![member("constructor", &[("config", "ClientConfig", None)], "Client", true, false)],
-            factories: vec![member("fromEnv", &[], "Client", true, false)],
+            constructors: vec![Signature::of(
+                "constructor",
+                &[("config", "ClientConfig", None)],
+                "Client",
+                true,
+                false,
+            )],
+            factories: vec![Signature::of("fromEnv", &[], "Client", true, false)],
         }
     }
 
     fn ledger() -> Object {
         Object {
             methods: vec![
-                member(
+                Signature::of(
                     "settle",
                     &[("client", "Client", None), ("reference", "kotlin.String", None)],
                     "LedgerDecision",
                     true,
                     true,
                 ),
-                member(
+                Signature::of(
                     "reconcile",
                     &[("client", "Client", None), ("options", "ReconcileOptions?", Some("null"))],
                     "ReconcileReport",
                     true,
                     true,
                 ),
-                member("markFulfilled", &[("claim", "Claim", None)], "Unit", false, true),
+                Signature::of("markFulfilled", &[("claim", "Claim", None)], "Unit", false, true),
             ],
             constructors: vec![],
-            factories: vec![member(
+            factories: vec![Signature::of(
                 "sqlite",
                 &[("path", "kotlin.String", None), ("options", "LedgerOptions?", Some("null"))],
                 "Ledger",
@@ -381,7 +362,7 @@ mod tests {
     #[test]
     fn b232_a_blocking_charge_tells_the_parking_of_its_request() {
         let mut charging = client();
-        charging.methods[0] = member("verify", &[("request", "ChargeRequest", None)], "Transaction", true, true);
+        charging.methods[0] = Signature::of("verify", &[("request", "ChargeRequest", None)], "Transaction", true, true);
         // The metadata names the charging methods and their `ChargeRequest` parameter.
         let charges = [("verify".to_owned(), "request".to_owned())].into();
         let all = generate_forms(&forms_in(CONFIG).unwrap(), &[charging, ledger()], &charges).unwrap();

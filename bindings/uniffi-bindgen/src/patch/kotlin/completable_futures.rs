@@ -124,23 +124,10 @@ fn twin(method: &Signature, charge: bool) -> String {
 mod tests {
     use super::{patch_objects, twin};
     use crate::charges::Charges;
-    use crate::patch::kotlin::kotlin_types::{Parameter, Signature};
+    use crate::patch::kotlin::kotlin_types::Signature;
 
     fn method(name: &str, parameters: &[(&str, &str, Option<&str>)], result: &str) -> Signature {
-        Signature {
-            name: name.to_owned(),
-            parameters: parameters
-                .iter()
-                .map(|(name, ty, default)| Parameter {
-                    name: (*name).to_owned(),
-                    ty: (*ty).to_owned(),
-                    default: default.map(str::to_owned),
-                })
-                .collect(),
-            result: result.to_owned(),
-            throws: Some("SikaException".to_owned()),
-            suspends: true,
-        }
+        Signature::of(name, parameters, result, true, true)
     }
 
     /// The patch with no charging method (the twins' charge flag is tested on `twin`).

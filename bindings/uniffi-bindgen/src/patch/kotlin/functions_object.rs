@@ -76,23 +76,10 @@ public object Sika {
 #[cfg(test)]
 mod tests {
     use super::render;
-    use crate::patch::kotlin::kotlin_types::{Parameter, Signature};
+    use crate::patch::kotlin::kotlin_types::Signature;
 
     fn function(name: &str, parameters: &[(&str, &str, Option<&str>)], result: &str, throws: bool) -> Signature {
-        Signature {
-            name: name.to_owned(),
-            parameters: parameters
-                .iter()
-                .map(|(name, ty, default)| Parameter {
-                    name: (*name).to_owned(),
-                    ty: (*ty).to_owned(),
-                    default: default.map(str::to_owned),
-                })
-                .collect(),
-            result: result.to_owned(),
-            throws: throws.then(|| "SikaException".to_owned()),
-            suspends: false,
-        }
+        Signature::of(name, parameters, result, throws, false)
     }
 
     #[test]

@@ -180,6 +180,34 @@ pub struct Signature {
     pub suspends: bool,
 }
 
+impl Signature {
+    /// A test's signature as the metadata gives it: `(name, Kotlin type, default)` parameters;
+    /// it throws `SikaException` when `throws`.
+    #[cfg(test)]
+    pub fn of(
+        name: &str,
+        parameters: &[(&str, &str, Option<&str>)],
+        result: &str,
+        throws: bool,
+        suspends: bool,
+    ) -> Self {
+        Self {
+            name: name.to_owned(),
+            parameters: parameters
+                .iter()
+                .map(|(name, ty, default)| Parameter {
+                    name: (*name).to_owned(),
+                    ty: (*ty).to_owned(),
+                    default: default.map(str::to_owned),
+                })
+                .collect(),
+            result: result.to_owned(),
+            throws: throws.then(|| "SikaException".to_owned()),
+            suspends,
+        }
+    }
+}
+
 /// One parameter: its name (lower camel case, without backticks), Kotlin type and default.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parameter {
